@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sched_wait_block(): a patch series on Debian's linux-source-6.12, tested
+# in QEMU.  "make help" lists the targets; README.md explains them.
+
+SHELL := /bin/bash
+CI := ci
+
+# make run PROG=/path/to/static/binary ARGS="..." EXTRA=dir
+PROG ?=
+ARGS ?=
+EXTRA ?=
+# make kunit FILTER=sched_wait_block.wb_test_timeout
+FILTER ?=
+# make selftests TESTS="sched_wait_block:sched_wait_block_test"
+TESTS ?=
+export PROG ARGS EXTRA FILTER TESTS
+
+ifeq ($(V),1)
+export SHELLOPTS := xtrace
+endif
+
+.PHONY: help deps tree series kernel kunit selftests checkpatch check run \
+	shell clean distclean
+
+help:
+	@echo 'Main commands:'
+	@echo '  make run         build the patched kernel and boot the demo in QEMU'
+	@echo '  make check       set up, then KUnit + selftests in QEMU + checkpatch'
+	@echo ''
+	@echo 'Steps:'
+	@echo '  make deps        install the Debian packages the build needs'
+	@echo '  make tree        unpack linux-source-6.12 into build/linux, apply kernel/'
+	@echo '  make series      export build/linux (base..HEAD) to kernel/'
+	@echo '  make kernel      build the test kernel (kunit.py) in build/obj'
+	@echo '  make kunit       kunit.py run [FILTER=suite.case]'
+	@echo '  make selftests   kselftests in a QEMU guest [TESTS=collection:test]'
+	@echo '  make checkpatch  checkpatch.pl --strict over kernel/ and MAINTAINERS.snippet'
+	@echo '  make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]'
+	@echo '  make shell       boot the guest to an interactive shell'
+	@echo '  make clean       remove build outputs, keep the tree'
+	@echo '  make distclean   remove build/ entirely'
+	@echo ''
+	@echo 'Variables: KVM=1 (use KVM if a probe boot works), JOBS=N, V=1'
+
+deps:
+	@$(CI)/deps.sh
+
+tree:
+	@$(CI)/tree.sh
+
+series:
+	@$(CI)/series.sh
+
+kernel: tree
+	@$(CI)/build.sh
+
+kunit: tree
+	@$(CI)/kunit.sh
+
+selftests: tree
+	@$(CI)/selftests.sh
+
+checkpatch: tree
+	@$(CI)/checkpatch.sh
+
+check:
+	@$(CI)/check.sh
+
+run: tree
+	@$(CI)/run.sh
+
+shell: tree
+	@$(CI)/run.sh --shell
+
+clean:
+	rm -rf build/obj build/kselftest build/kselftest-obj build/guest \
+		build/results build/demo
+
+distclean:
+	rm -rf build

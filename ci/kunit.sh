@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make kunit [FILTER=suite.case]: build, then run the KUnit suites with
+# kunit.py under QEMU (two vCPUs: the suite has cross-CPU cases).  Writes
+# "pass fail skip" to $BUILD/results/kunit.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$BUILD/results"
+echo "0 1 0" > "$BUILD/results/kunit"	# until proven otherwise
+
+banner "kunit.py run: configure, build, boot the suites in QEMU"
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+accel=$(qemu_accel_args)
+cd "$TREE"
+set +e
+python3 tools/testing/kunit/kunit.py run "${KUNIT_ARGS[@]}" \
+	--qemu_args="-smp 2 $accel" --timeout=1200 \
+	--json="$BUILD/results/kunit.json" ${FILTER:+"$FILTER"} |
+	tee "$BUILD/results/kunit.out"
+rc=${PIPESTATUS[0]}
+set -e
+
+counts=$(python3 - "$BUILD/results/kunit.json" <<'PY'
+import json, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+except Exception:
+    print("0 1 0"); sys.exit()
+n = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+def walk(t):
+    for c in t.get("sub_groups", []):
+        walk(c)
+    for c in t.get("test_cases", []):
+        s = c.get("status", "FAIL")
+        n["PASS" if s == "PASS" else "SKIP" if s == "SKIP" else "FAIL"] += 1
+walk(doc)
+print(n["PASS"], n["FAIL"], n["SKIP"])
+PY
+)
+read -r pass fail skip <<< "$counts"
+if ! "$TOP"/ci/scan-log.sh "$OBJ/test.log"; then
+	fail=$((fail + 1))
+fi
+[ "$rc" -eq 0 ] || [ "$fail" -gt 0 ] || fail=1
+[ $((pass + fail)) -gt 0 ] || fail=1	# ran nothing: a failure
+echo "$pass $fail $skip" > "$BUILD/results/kunit"
+echo "kunit: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make run: build the patched kernel and the demo, boot QEMU, run the demo
+# (demo/background_worker.c), and exit with its status.
+# make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]: run that
+# program instead, from /guest, where EXTRA's contents are copied too.
+# make shell (ci/run.sh --shell): boot to an interactive shell.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+shell=0
+[ "${1:-}" = --shell ] && shell=1
+
+"$TOP"/ci/build.sh
+payload=$BUILD/demo
+rm -rf "$payload" "$GUEST/extra"
+mkdir -p "$payload" "$GUEST/extra/etc"
+
+if [ -n "${PROG:-}" ]; then
+	[ -f "$PROG" ] || die "PROG=$PROG: no such file"
+	cp "$PROG" "$payload/"
+	cmd="./$(basename "$PROG") ${ARGS:-}"
+else
+	banner "building the demo against the patched headers"
+	gcc -O2 -Wall -static -pthread -isystem "$OBJ/usr/include" \
+		-o "$payload/background_worker" "$TOP/demo/background_worker.c"
+	cmd="./background_worker ${ARGS:-}"
+fi
+if [ -n "${EXTRA:-}" ]; then
+	[ -d "$EXTRA" ] || die "EXTRA=$EXTRA: not a directory"
+	cp -a "$EXTRA/." "$payload/"
+fi
+if [ $shell = 1 ]; then
+	touch "$GUEST/extra/etc/guest-shell"
+else
+	echo "$cmd" > "$GUEST/extra/etc/guest-cmd"
+fi
+"$TOP"/ci/initramfs.sh "$GUEST/run.cpio" "$payload" >/dev/null
+
+if [ $shell = 1 ]; then
+	banner "booting to a shell; the payload is in /guest"
+	exec "$TOP"/ci/qemu.sh -i "$GUEST/run.cpio"
+fi
+banner "booting QEMU: $cmd"
+set +e
+"$TOP"/ci/qemu.sh -t "${RUN_TIMEOUT:-600}" -l "$GUEST/run.log" "$GUEST/run.cpio"
+rc=$?
+set -e
+status=$(grep -a 'GUEST-CMD-EXIT:' "$GUEST/run.log" | tail -1 | tr -dc '0-9')
+echo "run: '$cmd' exited with ${status:-?} in the guest (qemu.sh: $rc)"
+[ "$rc" -eq 0 ]
