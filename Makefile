@@ -20,8 +20,8 @@ ifeq ($(V),1)
 export SHELLOPTS := xtrace
 endif
 
-.PHONY: help deps tree series kernel kunit selftests checkpatch check run \
-	shell clean distclean
+.PHONY: help deps tree series kernel kunit selftests checkpatch warnings \
+	check run shell clean distclean
 
 help:
 	@echo 'Main commands:'
@@ -36,6 +36,7 @@ help:
 	@echo '  make kunit       kunit.py run [FILTER=suite.case]'
 	@echo '  make selftests   kselftests in a QEMU guest [TESTS=collection:test]'
 	@echo '  make checkpatch  checkpatch.pl --strict over kernel/ and MAINTAINERS.snippet'
+	@echo '  make warnings    sparse + W=1 on the touched files: nothing added over the base'
 	@echo '  make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]'
 	@echo '  make shell       boot the guest to an interactive shell'
 	@echo '  make clean       remove build outputs, keep the tree'
@@ -64,6 +65,9 @@ selftests: tree
 checkpatch: tree
 	@$(CI)/checkpatch.sh
 
+warnings: tree
+	@$(CI)/warnings.sh
+
 check:
 	@$(CI)/check.sh
 
@@ -74,7 +78,7 @@ shell: tree
 	@$(CI)/run.sh --shell
 
 clean:
-	rm -rf build/obj build/kselftest build/kselftest-obj build/guest \
+	rm -rf build/obj build/obj-base build/kselftest build/kselftest-obj build/guest \
 		build/results build/demo
 
 distclean:

@@ -6,7 +6,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-STAGES=${STAGES:-"kunit selftests checkpatch"}
+STAGES=${STAGES:-"kunit selftests checkpatch warnings"}
 mkdir -p "$BUILD/results"
 rm -f "$BUILD"/results/*
 declare -A secs status
