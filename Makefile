@@ -21,7 +21,7 @@ export SHELLOPTS := xtrace
 endif
 
 .PHONY: help deps tree series kernel kunit selftests checkpatch warnings \
-	check run shell clean distclean
+	check mutants run shell clean distclean
 
 help:
 	@echo 'Main commands:'
@@ -37,6 +37,7 @@ help:
 	@echo '  make selftests   kselftests in a QEMU guest [TESTS=collection:test]'
 	@echo '  make checkpatch  checkpatch.pl --strict over kernel/ and MAINTAINERS.snippet'
 	@echo '  make warnings    sparse + W=1 on the touched files: nothing added over the base'
+	@echo '  make mutants     break the series on purpose; every mutant must be caught'
 	@echo '  make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]'
 	@echo '  make shell       boot the guest to an interactive shell'
 	@echo '  make clean       remove build outputs, keep the tree'
@@ -70,6 +71,9 @@ warnings: tree
 
 check:
 	@$(CI)/check.sh
+
+mutants: tree
+	@$(CI)/mutants.sh
 
 run: tree
 	@$(CI)/run.sh

@@ -10,7 +10,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 banner "building the kernel in $OBJ"
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 cd "$TREE"
 python3 tools/testing/kunit/kunit.py build "${KUNIT_ARGS[@]}"
 make -s ARCH=x86_64 O="$OBJ" headers

@@ -11,7 +11,6 @@ mkdir -p "$BUILD/results"
 echo "0 1 0" > "$BUILD/results/kunit"	# until proven otherwise
 
 banner "kunit.py run: configure, build, boot the suites in QEMU"
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 accel=$(qemu_accel_args)
 cd "$TREE"
 set +e

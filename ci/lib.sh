@@ -54,5 +54,12 @@ KUNIT_ARGS=(
 	--jobs="$JOBS"
 )
 
+# ccache, shared by every checkout on the machine: paths under $BUILD are
+# hashed relative to it, so a fresh clone in another folder (as CI makes)
+# hits the objects of an earlier build.
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+export CCACHE_BASEDIR=$BUILD
+export CCACHE_NOHASHDIR=true
+
 # Wall time of a stage, for the summary.
 now() { date +%s; }
