@@ -13,7 +13,7 @@ set -euo pipefail
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 	die "$TREE has uncommitted changes; mutants need a clean tree"
 
-# name|file|old text|new text|stage|what must catch it
+# name|file|old text|new text|stage that must catch it|what it breaks
 MUTANTS_TABLE=$(cat <<'TABLE'
 preemption|kernel/sched/core.c|		if (try_to_block_task(rq, prev, \&prev_state))\n			sched_wait_block_blocked(rq, prev);\n		switch_count = \&prev->nvcsw;\n	}\n|		try_to_block_task(rq, prev, \&prev_state);\n		switch_count = \&prev->nvcsw;\n	}\n	if (prev_state)\n		sched_wait_block_blocked(rq, prev);\n|kunit|count every switch-out with a sleeping state, preemption included, as the 2009 prototype did (prev->state != 0)
 no-exit-wakeup|kernel/sched/sched.h|	if (static_branch_unlikely(&sched_wait_block_active.key) \&\&\n	    p->sched_wait_block_waiters) {|	if (static_branch_unlikely(\&sched_wait_block_active.key) \&\&\n	    p->sched_wait_block_waiters \&\& !(p->flags \& PF_EXITING)) {|kunit|do not wake the waiters of an exiting task
@@ -29,7 +29,7 @@ mkdir -p "$BUILD/mutants"
 out=$BUILD/mutants/summary
 : > "$out"
 survived=0
-while IFS='|' read -r name file old new stage why; do
+while IFS="|" read -r name file old new catcher why; do
 	[ -n "$name" ] || continue
 	case " ${MUTANTS:-$name} " in *" $name "*) ;; *) continue ;; esac
 	banner "mutant $name: $why"
@@ -46,7 +46,7 @@ PY
 	set +e
 	log=$BUILD/mutants/$name.log
 	# make check, limited to the stage that must catch the mutant.
-	STAGES=$stage TESTS=sched_wait_block:sched_wait_block_test \
+	STAGES=$catcher TESTS=sched_wait_block:sched_wait_block_test \
 		"$TOP"/ci/check.sh > "$log" 2>&1
 	rc=$?
 	set -e
@@ -54,9 +54,9 @@ PY
 	caught=$(grep -a -E '\[FAILED\]|^# not ok|FAIL |BUG:|WARNING:|Kernel panic|scan-log: [0-9]' \
 		 "$log" | head -5 | tr -s ' ' | cut -c1-150 || true)
 	if [ $rc -ne 0 ]; then
-		echo "killed   $name ($stage): $(echo "$caught" | paste -sd';' -)" | tee -a "$out"
+		echo "killed   $name ($catcher): $(echo "$caught" | paste -sd';' -)" | tee -a "$out"
 	else
-		echo "SURVIVED $name ($stage)" | tee -a "$out"
+		echo "SURVIVED $name ($catcher)" | tee -a "$out"
 		survived=$((survived + 1))
 	fi
 done <<< "$MUTANTS_TABLE"
