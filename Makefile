@@ -21,7 +21,7 @@ export SHELLOPTS := xtrace
 endif
 
 .PHONY: help deps tree series kernel kunit selftests checkpatch warnings \
-	check mutants run shell clean distclean
+	check mutants bisect run shell clean distclean
 
 help:
 	@echo 'Main commands:'
@@ -38,6 +38,7 @@ help:
 	@echo '  make checkpatch  checkpatch.pl --strict over kernel/ and MAINTAINERS.snippet'
 	@echo '  make warnings    sparse + W=1 on the touched files: nothing added over the base'
 	@echo '  make mutants     break the series on purpose; every mutant must be caught'
+	@echo '  make bisect      build every prefix of the series (x86_64)'
 	@echo '  make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]'
 	@echo '  make shell       boot the guest to an interactive shell'
 	@echo '  make clean       remove build outputs, keep the tree'
@@ -75,6 +76,9 @@ check:
 mutants: tree
 	@$(CI)/mutants.sh
 
+bisect: tree
+	@$(CI)/bisect.sh
+
 run: tree
 	@$(CI)/run.sh
 
@@ -82,7 +86,7 @@ shell: tree
 	@$(CI)/run.sh --shell
 
 clean:
-	rm -rf build/obj build/obj-base build/kselftest build/kselftest-obj build/guest \
+	rm -rf build/obj build/obj-base build/obj-bisect build/kselftest build/kselftest-obj build/guest \
 		build/results build/demo
 
 distclean:

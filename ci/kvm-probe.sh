@@ -39,5 +39,5 @@ if [ $rc = 1 ] && grep -q KVM-PROBE-OK "$dir/log"; then
 	echo "kvm-probe: KVM works"
 	exit 0
 fi
-echo "kvm-probe: KVM failed (qemu exit $rc); using emulation"
+echo "kvm-probe: KVM failed (qemu exit $rc: $(tail -1 "$dir/log")); using emulation"
 exit 1

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make run: build the patched kernel and the demo, boot QEMU, run the demo
-# (demo/background_worker.c), and exit with its status.
+# (demo/background_worker.c), and exit with its status (2: no status).
 # make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]: run that
 # program instead, from /guest, where EXTRA's contents are copied too.
 # make shell (ci/run.sh --shell): boot to an interactive shell.
@@ -49,4 +49,6 @@ rc=$?
 set -e
 status=$(grep -a 'GUEST-CMD-EXIT:' "$GUEST/run.log" | tail -1 | tr -dc '0-9')
 echo "run: '$cmd' exited with ${status:-?} in the guest (qemu.sh: $rc)"
-[ "$rc" -eq 0 ]
+# Exit with the program's own status; 2 if the guest never reported one.
+[ -n "$status" ] || exit 2
+exit "$status"

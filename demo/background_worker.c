@@ -201,7 +201,10 @@ static int run(int cpus)
 	       "%.0f%% of the blocked time)\n", in_blocked / 1e6,
 	       work ? 100.0 * in_blocked / work : 0.0,
 	       blocked_total ? 100.0 * in_blocked / blocked_total : 0.0);
-	printf("  ... while fg computed   %8.1f ms (overlap)\n", both / 1e6);
+	printf("  ... while fg computed   %8.1f ms (overlap: chunks under way when "
+	       "the foreground woke;\n"
+	       "                                     the call reports blocks, "
+	       "not wakeups)\n", both / 1e6);
 	return 0;
 }
 
