@@ -13,6 +13,11 @@ set -euo pipefail
 
 stamp=$TREE/.git/patchq-stamp	# queue_hash() and HEAD after the last apply
 
+# Who records the base and applies the queue; a developer's own commits
+# in the tree use the developer's git identity.
+export GIT_COMMITTER_NAME=patchq GIT_COMMITTER_EMAIL=patchq@localhost
+export GIT_AUTHOR_NAME=patchq GIT_AUTHOR_EMAIL=patchq@localhost
+
 # Debian's linux-source .gitignore ends with "/*": every top-level entry is
 # ignored, so git would not see a new file such as kernel/sched/foo.c.  Drop
 # that block from the working copy only and tell git to leave the file be.
@@ -53,8 +58,6 @@ if [ ! -d "$TREE/.git" ]; then
 	tar -C "$TREE.tmp" -xf "$BASE_TARBALL" --strip-components=1
 	banner "recording the pristine base in git"
 	git -C "$TREE.tmp" init -q -b patchq
-	git -C "$TREE.tmp" config user.name "patchq"
-	git -C "$TREE.tmp" config user.email "patchq@localhost"
 	git -C "$TREE.tmp" config core.abbrev 12
 	git -C "$TREE.tmp" config notes.rewriteRef refs/notes/commits
 	git -C "$TREE.tmp" add -A -f
