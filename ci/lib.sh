@@ -33,10 +33,13 @@ queue_hash() {
 	cat "$TOP"/kernel/series "$TOP"/kernel/*.patch 2>/dev/null | sha1sum | cut -d' ' -f1
 }
 
-# Run "$@" with the accelerator QEMU should use: KVM only when asked for
-# (KVM=1) and when a short probe boot shows that it works here.
+# The accelerator QEMU should use: $ACCEL if set (the KVM probe sets it),
+# else KVM only when asked for (KVM=1) and when a short probe boot shows
+# that it works here, else emulation.
 qemu_accel_args() {
-	if [ "${KVM:-0}" = 1 ] && "$TOP"/ci/kvm-probe.sh >&2; then
+	if [ -n "${ACCEL:-}" ]; then
+		echo "$ACCEL"
+	elif [ "${KVM:-0}" = 1 ] && "$TOP"/ci/kvm-probe.sh >&2; then
 		echo "-accel kvm -cpu host"
 	else
 		echo "-accel tcg,thread=multi"

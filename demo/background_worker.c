@@ -84,7 +84,7 @@ static void *foreground(void *arg)
 
 	pin(cpus_allowed);
 	atomic_store(&fg_tid, syscall(SYS_gettid));
-	usleep(20000);		/* let the background start waiting */
+	usleep(20000);		/* a first blocked period: the background starts in it */
 	for (i = 0; i < CYCLES; i++) {
 		computed[i].start = now_ns();
 		spin_ns(COMPUTE_MS * 1000000LL);
