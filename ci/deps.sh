@@ -6,7 +6,7 @@
 set -euo pipefail
 
 pkgs=(
-	bc bison busybox-static ccache cpio flex gcc git kmod libcap-dev
+	bc bison busybox-static ccache cpio flex gcc git kmod libc6-dev libcap-dev
 	libelf-dev libssl-dev linux-source-6.12 make perl python3
 	python3-git python3-ply qemu-system-x86 rsync sparse xz-utils
 )
