@@ -14,14 +14,23 @@ EXTRA ?=
 FILTER ?=
 # make selftests TESTS="sched_wait_block:sched_wait_block_test"
 TESTS ?=
-export PROG ARGS EXTRA FILTER TESTS
+# make bench QUICK=1 (smoke test) or BOOTS=N (boots of each kernel)
+QUICK ?=
+BOOTS ?=
+# make selftests SWB_STRESS_SECONDS=300 SWB_FUZZ_CALLS=1000000
+SWB_STRESS_SECONDS ?=
+SWB_FUZZ_CALLS ?=
+TRINITY_SECONDS ?=
+export PROG ARGS EXTRA FILTER TESTS QUICK BOOTS SWB_STRESS_SECONDS \
+	SWB_FUZZ_CALLS TRINITY_SECONDS
 
 ifeq ($(V),1)
 export SHELLOPTS := xtrace
 endif
 
 .PHONY: help deps tree series kernel kunit selftests checkpatch warnings \
-	check mutants bisect run shell clean distclean
+	check mutants bisect run shell clean distclean bench trinity regress \
+	check-kcsan check-arm64
 
 help:
 	@echo 'Main commands:'
@@ -39,6 +48,12 @@ help:
 	@echo '  make warnings    sparse + W=1 on the touched files: nothing added over the base'
 	@echo '  make mutants     break the series on purpose; every mutant must be caught'
 	@echo '  make bisect      build every prefix of the series (x86_64)'
+	@echo '  make bench       pristine vs patched kernels: cost, latency, use case'
+	@echo '                   [QUICK=1: a smoke test] [BOOTS=N, default 5]'
+	@echo '  make trinity     trinity as nobody + the stress test [TRINITY_SECONDS=300]'
+	@echo '  make regress     futex/pidfd/clone3/sched selftests, pristine vs patched'
+	@echo '  make check-kcsan KUnit + selftests on a KCSAN kernel'
+	@echo '  make check-arm64 KUnit on arm64 (cross-built, qemu-system-aarch64)'
 	@echo '  make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]'
 	@echo '  make shell       boot the guest to an interactive shell'
 	@echo '  make clean       remove build outputs, keep the tree'
@@ -79,6 +94,22 @@ mutants: tree
 bisect: tree
 	@$(CI)/bisect.sh
 
+bench:
+	@$(CI)/bench.sh
+
+trinity: tree
+	@$(CI)/trinity.sh
+
+regress: tree
+	@$(CI)/regress.sh
+
+check-kcsan:
+	@VARIANT=kcsan STAGES="kunit selftests" $(CI)/check.sh
+
+check-arm64:
+	@$(CI)/deps.sh arm64
+	@VARIANT=arm64 STAGES=kunit $(CI)/check.sh
+
 run: tree
 	@$(CI)/run.sh
 
@@ -86,8 +117,9 @@ shell: tree
 	@$(CI)/run.sh --shell
 
 clean:
-	rm -rf build/obj build/obj-base build/obj-bisect build/kselftest build/kselftest-obj build/guest \
-		build/results build/demo
+	rm -rf build/obj build/obj-* build/bench-* build/bench build/kselftest \
+		build/kselftest-obj build/guest build/guest-* build/results \
+		build/demo build/trinity
 
 distclean:
 	rm -rf build

@@ -12,4 +12,4 @@ set -euo pipefail
 banner "building the kernel in $OBJ"
 cd "$TREE"
 python3 tools/testing/kunit/kunit.py build "${KUNIT_ARGS[@]}"
-make -s ARCH=x86_64 O="$OBJ" headers
+make -s ARCH="$ARCH" O="$OBJ" headers

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install what the build and the tests need from Debian, when missing.
+# ci/deps.sh [GROUP...]: install what the build and the tests need from
+# Debian, when missing; the groups (bench, trinity, arm64) add what only
+# some targets need.
 # kunit.py itself comes with the kernel tree (tools/testing/kunit/).
 set -euo pipefail
 
@@ -10,6 +12,16 @@ pkgs=(
 	libelf-dev libssl-dev linux-source-6.12 make perl python3
 	python3-git python3-ply qemu-system-x86 rsync sparse xz-utils
 )
+
+# Optional groups, installed by the targets that need them.
+for group in "$@"; do
+	case $group in
+	bench)	pkgs+=(linux-config-6.12 python3-matplotlib) ;;
+	trinity) pkgs+=(trinity) ;;
+	arm64)	pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm) ;;
+	*)	echo "deps: unknown group $group" >&2; exit 1 ;;
+	esac
+done
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -5,6 +5,8 @@
 # guest's /init, the installed selftests in $KST if any, and DIR, if given,
 # as /guest) with the kernel's own usr/gen_initramfs.sh.  Extra files for
 # the root can be staged by the caller in $GUEST/extra before.
+# KSELFTEST=0 leaves the selftests out; GEN_OBJ names the kernel build
+# whose usr/gen_init_cpio packs the archive (default $OBJ).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,8 +18,8 @@ mkdir -p "$root"/{bin,usr/bin,proc,sys,dev,tmp,etc,root,guest}
 cp /bin/busybox "$root/bin/busybox"
 install -m 755 "$TOP/selftests/init" "$root/init"
 install -m 755 "$TOP/selftests/timeout" "$root/usr/bin/timeout"
-[ -d "$KST" ] && cp -a "$KST" "$root/kselftest"
+[ "${KSELFTEST:-1}" = 1 ] && [ -d "$KST" ] && cp -a "$KST" "$root/kselftest"
 [ -d "$GUEST/extra" ] && cp -a "$GUEST/extra/." "$root/"
 [ -n "$extra_dir" ] && cp -a "$extra_dir/." "$root/guest/"
-(cd "$OBJ" && "$TREE/usr/gen_initramfs.sh" -o "$out" "$root")
+(cd "${GEN_OBJ:-$OBJ}" && "$TREE/usr/gen_initramfs.sh" -o "$out" "$root")
 echo "initramfs: $out ($(du -h "$out" | cut -f1))"

@@ -8,6 +8,29 @@ TREE=$BUILD/linux		# the kernel tree: git, base + kernel/ series
 OBJ=$BUILD/obj			# kernel objects (kunit.py --build_dir, O=)
 KST=$BUILD/kselftest		# installed selftests (INSTALL_PATH)
 GUEST=$BUILD/guest		# initramfs and console logs
+
+KSTOBJ=$BUILD/kselftest-obj	# selftests' objects
+SELFTEST_TARGETS=$TOP/selftests/targets
+
+# Which test kernel: kasan (make check), kcsan (make check-kcsan), arm64
+# (make check-arm64), or for make regress, the same debug kernel with
+# every KUnit suite, from the pristine tree (regress-pristine) or from
+# the series (regress-patched).  All but kasan build in folders of their
+# own.
+VARIANT=${VARIANT:-kasan}
+case $VARIANT in
+kasan)	ARCH=x86_64 ;;
+kcsan|regress-pristine|regress-patched)
+	ARCH=x86_64 OBJ=$BUILD/obj-$VARIANT GUEST=$BUILD/guest-$VARIANT
+	KST=$BUILD/kselftest-$VARIANT KSTOBJ=$BUILD/kselftest-obj-$VARIANT ;;
+arm64)	ARCH=arm64 OBJ=$BUILD/obj-arm64 GUEST=$BUILD/guest-arm64 ;;
+*)	echo "VARIANT=$VARIANT: kasan, kcsan, arm64, regress-*" >&2; exit 1 ;;
+esac
+case $VARIANT in
+regress-*)
+	SELFTEST_TARGETS=$TOP/selftests/regress-targets ;;
+esac
+[ "$VARIANT" = regress-pristine ] && TREE=$BUILD/base
 BASE_PKG=linux-source-6.12
 BASE_TARBALL=/usr/src/linux-source-6.12.tar.xz
 JOBS=${JOBS:-$(nproc)}
@@ -48,14 +71,25 @@ qemu_accel_args() {
 
 # What kunit.py is told in every stage: same build folder, same configs.
 KUNIT_ARGS=(
-	--arch=x86_64
+	--arch="$ARCH"
 	--build_dir="$OBJ"
-	--kunitconfig="$TREE/kernel/sched/.kunitconfig"
 	--kunitconfig="$TOP/kunit/debug.config"
-	--kunitconfig="$TOP/selftests/guest.config"
-	"--make_options=CC=ccache gcc"
 	--jobs="$JOBS"
 )
+case $VARIANT in
+arm64)	KUNIT_ARGS+=(--kunitconfig="$TREE/kernel/sched/.kunitconfig"
+		     --cross_compile=aarch64-linux-gnu-
+		     "--make_options=CC=ccache aarch64-linux-gnu-gcc") ;;
+regress-*)
+	KUNIT_ARGS+=(--kunitconfig="$TOP/kunit/regress.config"
+		     --kunitconfig="$TOP/kunit/kasan.config"
+		     --kunitconfig="$TOP/selftests/guest.config"
+		     "--make_options=CC=ccache gcc") ;;
+*)	KUNIT_ARGS+=(--kunitconfig="$TREE/kernel/sched/.kunitconfig"
+		     --kunitconfig="$TOP/kunit/$VARIANT.config"
+		     --kunitconfig="$TOP/selftests/guest.config"
+		     "--make_options=CC=ccache gcc") ;;
+esac
 
 # ccache, shared by every checkout on the machine: paths under $BUILD are
 # hashed relative to it, so a fresh clone in another folder (as CI makes)
@@ -63,6 +97,15 @@ KUNIT_ARGS=(
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_BASEDIR=$BUILD
 export CCACHE_NOHASHDIR=true
+
+# The pristine package tree, as a worktree of $TREE at tag "base", in
+# $BUILD/base: for make warnings, make bench and make regress.
+base_worktree() {
+	local t=$BUILD/linux
+	[ -d "$BUILD/base" ] || git -C "$t" worktree add -q --detach "$BUILD/base" base
+	[ "$(git -C "$BUILD/base" rev-parse HEAD)" = "$(git -C "$t" rev-parse base)" ] ||
+		git -C "$BUILD/base" checkout -q --detach base
+}
 
 # Wall time of a stage, for the summary.
 now() { date +%s; }

@@ -4,7 +4,11 @@
 # make mutants [MUTANTS="name ..."]: prove that the tests can fail.  Each
 # mutant breaks the series (or the harness) in one known way, in the
 # working copy of the tree; the stage named for it must then fail, and
-# the mutant is undone.  Exits non-zero if some mutant survived.
+# the mutant is undone.  Exits non-zero if some mutant survived.  Three
+# mutants are bugs for the kernel's detectors rather than for the tests:
+# a wakeup under the rq lock (lockdep), a lost put_task_struct()
+# (kmemleak), a wait-queue entry left behind (KASAN, DEBUG_LIST); the
+# summary names what caught each.
 # Not part of make check: each mutant costs an incremental build and a
 # boot.  Results go to $BUILD/mutants/.
 set -euo pipefail
@@ -21,6 +25,9 @@ level-triggered|kernel/sched/wait_block.c|	if (READ_ONCE(p->sched_wait_block_seq
 no-permission|kernel/sched/wait_block.c|	else if (!ptrace_may_access(p, PTRACE_MODE_READ_REALCREDS))|	else if (0)|selftests|skip the ptrace_may_access() check
 warn-in-guest|kernel/sched/wait_block.c|	ret = wait_block_check_args(pid, flags);|	WARN_ON_ONCE(pid == 1);\n	ret = wait_block_check_args(pid, flags);|selftests|a WARN_ON hit while the selftests run
 broken-selftest|tools/testing/selftests/sched_wait_block/sched_wait_block_test.c|	EXPECT_EQ(EDEADLK, errno);\n	EXPECT_EQ(-1, sys_sched_wait_block(sys_gettid(), NULL, 0));|	EXPECT_EQ(EPERM, errno);\n	EXPECT_EQ(-1, sys_sched_wait_block(sys_gettid(), NULL, 0));|selftests|a selftest that expects the wrong errno
+wake-under-rq-lock|kernel/sched/sched.h|		rq->wait_block_seq = \&p->sched_wait_block_seq;\n|		rq->wait_block_seq = \&p->sched_wait_block_seq;\n		sched_wait_block_wake(\&p->sched_wait_block_seq);\n|kunit|wake the waiters from __schedule(), under the rq lock, as the 2009 prototype did (lockdep)
+missing-put|kernel/sched/wait_block.c|		ret = sched_wait_block_task(p, ktp);\n	put_task_struct(p);\n|		ret = sched_wait_block_task(p, ktp);\n|selftests|leak the reference the system call takes on its target (kmemleak)
+wq-entry-left|kernel/sched/wait_block.c|	finish_wait(wq_head, \&wbq_entry.wq_entry);|	if (ret != -ESRCH)\n		finish_wait(wq_head, \&wbq_entry.wq_entry);|selftests|leave the waiter's wait-queue entry queued when its target exits (KASAN, list debugging)
 failing-kunit|kernel/sched/tests/wait_block_kunit.c|	KUNIT_EXPECT_EQ(test, -EDEADLK, sched_wait_block_task(current, NULL));|	KUNIT_EXPECT_EQ(test, -EPERM, sched_wait_block_task(current, NULL));|kunit|a KUnit case that expects the wrong error
 TABLE
 )
@@ -47,12 +54,15 @@ PY
 	log=$BUILD/mutants/$name.log
 	# make check, limited to the stage that must catch the mutant.
 	STAGES=$catcher TESTS=sched_wait_block:sched_wait_block_test \
+		KUNIT_TIMEOUT=600 SELFTESTS_TIMEOUT=1200 \
 		"$TOP"/ci/check.sh > "$log" 2>&1
 	rc=$?
 	set -e
 	git -C "$TREE" checkout -q -- "$file"
-	caught=$(grep -a -E '\[FAILED\]|^# not ok|FAIL |BUG:|WARNING:|Kernel panic|scan-log: [0-9]' \
-		 "$log" | head -5 | tr -s ' ' | cut -c1-150 || true)
+	# What caught it: the kernel's detectors first, then the tests.
+	caught=$( { grep -a -o -E 'possible (recursive|circular) locking[^"]*|BUG: [A-Za-z]+[^"]*|unreferenced object [^"]*|KMEMLEAK: [^"]*|list_[a-z]+ corruption[^"]*|blocked for more than[^"]*|rcu: INFO[^"]*' "$log"
+		  grep -a -E '\[FAILED\]|^# not ok|FAIL |WARNING:|Kernel panic|scan-log: [0-9]' "$log"; } |
+		 awk '!seen[$0]++' | head -5 | tr -s ' ' | cut -c1-150 || true)
 	if [ $rc -ne 0 ]; then
 		echo "killed   $name ($catcher): $(echo "$caught" | paste -sd';' -)" | tee -a "$out"
 	else

@@ -3,7 +3,8 @@
 #
 # ci/qemu.sh [-i] [-t SECONDS] [-l LOG] INITRAMFS [KERNEL-ARGS...]
 #
-# Boot $OBJ's bzImage with INITRAMFS in QEMU.  The guest reports its
+# Boot $KERNEL (default: $OBJ's bzImage) with INITRAMFS in QEMU, with
+# $QEMU_EXTRA appended to QEMU's arguments.  The guest reports its
 # verdict through the isa-debug-exit device (writing V to port 0xf4 makes
 # QEMU exit with 2V+1), so this script exits 0 when the guest wrote 0,
 # 1 when it wrote anything else, and 2 when the guest ended without a
@@ -28,7 +29,7 @@ shift $((OPTIND - 1))
 initrd=$1
 shift
 
-kernel=$OBJ/arch/x86/boot/bzImage
+kernel=${KERNEL:-$OBJ/arch/x86/boot/bzImage}
 [ -f "$kernel" ] || die "no kernel at $kernel; run 'make kernel' first"
 
 # panic=-1 with -no-reboot: a panic ends QEMU at once.  panic_on_warn: a
@@ -38,7 +39,7 @@ append="console=ttyS0 panic=-1 panic_on_warn=1 kunit.enable=0 quiet loglevel=4 $
 cmd=(qemu-system-x86_64 -nodefaults -no-reboot -m "${QEMU_MEM:-2048}"
      -smp "${QEMU_SMP:-2}" $(qemu_accel_args) -bios qboot.rom
      -kernel "$kernel" -initrd "$initrd" -append "$append"
-     -device isa-debug-exit,iobase=0xf4,iosize=0x04)
+     -device isa-debug-exit,iobase=0xf4,iosize=0x04 ${QEMU_EXTRA:-})
 
 if [ $interactive = 1 ]; then
 	exec "${cmd[@]}" -nographic -serial mon:stdio

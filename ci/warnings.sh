@@ -28,9 +28,7 @@ done
 objs=$(tr ' ' '\n' <<< "$objs" | sort -u | tr '\n' ' ')
 
 banner "preparing the base tree for comparison"
-if [ ! -d "$BASE_TREE" ]; then
-	git -C "$TREE" worktree add -q --detach "$BASE_TREE" base
-fi
+base_worktree
 mkdir -p "$BASE_OBJ"
 cp "$OBJ/.config" "$BASE_OBJ/.config"
 make -s -C "$BASE_TREE" O="$BASE_OBJ" ARCH=x86_64 CC="ccache gcc" olddefconfig

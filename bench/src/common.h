@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the sched_wait_block() guest benchmarks: clocks,
+ * CPU pinning, the syscall wrapper, futex wrappers, percentiles and the
+ * BENCH/CSV output conventions.
+ *
+ * Every figure a program reports is one stdout line
+ *	BENCH,<bench>,<variant>,<metric>,<value>
+ * without spaces; anything else on stdout is for humans.  A program
+ * exits 1 on any unexpected error so that a smoke test fails loudly.
+ */
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <linux/time_types.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef __NR_sched_wait_block
+#error "__NR_sched_wait_block undefined: build with HDR= the patched kernel's headers"
+#endif
+
+#define NSEC_PER_USEC	1000LL
+#define NSEC_PER_MSEC	1000000LL
+#define NSEC_PER_SEC	1000000000LL
+
+/* Print to stderr and exit 1: an unexpected error. */
+static inline void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* die() with strerror(errno) appended. */
+#define die_errno(what)	die("%s: %s (%s:%d)", what, strerror(errno), \
+			    __FILE__, __LINE__)
+
+static inline long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Spin on the wall clock for @ns nanoseconds. */
+static inline void spin_ns(long long ns)
+{
+	long long end = now_ns() + ns;
+
+	while (now_ns() < end)
+		;
+}
+
+static inline void ns_to_timespec(long long ns, struct timespec *ts)
+{
+	ts->tv_sec = ns / NSEC_PER_SEC;
+	ts->tv_nsec = ns % NSEC_PER_SEC;
+}
+
+static inline pid_t gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+/* Pin the calling thread to CPUs [first, first + n). */
+static inline void pin_cpus(int first, int n)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = first; i < first + n; i++)
+		CPU_SET(i, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die_errno("sched_setaffinity");
+}
+
+static inline void pin_cpu(int cpu)
+{
+	pin_cpus(cpu, 1);
+}
+
+/* Parse "same" or "cross" (-c): returns 1 for cross. */
+static inline int parse_cpus_opt(const char *s)
+{
+	if (!strcmp(s, "same"))
+		return 0;
+	if (!strcmp(s, "cross"))
+		return 1;
+	die("-c takes same or cross, not '%s'", s);
+}
+
+/* Fail early when a cross-CPU run cannot be pinned as asked. */
+static inline void need_cpus(int n)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < n)
+		die("this run needs %d CPUs", n);
+}
+
+static inline long sched_wait_block(pid_t pid,
+				    const struct __kernel_timespec *timeout,
+				    unsigned int flags)
+{
+	return syscall(__NR_sched_wait_block, pid, timeout, flags);
+}
+
+/* FUTEX_WAIT with an optional relative timeout in ns (0: none). */
+static inline long futex_wait(atomic_int *uaddr, int val, long long timeout_ns)
+{
+	struct timespec ts, *tsp = NULL;
+
+	if (timeout_ns) {
+		ns_to_timespec(timeout_ns, &ts);
+		tsp = &ts;
+	}
+	return syscall(SYS_futex, uaddr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0);
+}
+
+static inline long futex_wake(atomic_int *uaddr, int n)
+{
+	return syscall(SYS_futex, uaddr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* futex_wait() that dies on errors other than EAGAIN/EINTR/ETIMEDOUT. */
+static inline void futex_wait_checked(atomic_int *uaddr, int val,
+				      long long timeout_ns)
+{
+	if (futex_wait(uaddr, val, timeout_ns) && errno != EAGAIN &&
+	    errno != EINTR && errno != ETIMEDOUT)
+		die_errno("futex_wait");
+}
+
+static inline void futex_wake_checked(atomic_int *uaddr, int n)
+{
+	if (futex_wake(uaddr, n) < 0)
+		die_errno("futex_wake");
+}
+
+static inline int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Percentile @p (0..100) of @n values already sorted ascending, nearest
+ * rank method: the smallest value with at least p% of the values <= it.
+ */
+static inline long long percentile(const long long *sorted, size_t n, double p)
+{
+	size_t rank;
+
+	if (!n)
+		return 0;
+	rank = (size_t)(p / 100.0 * n + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return sorted[rank - 1];
+}
+
+/* One machine-readable figure. */
+static inline void bench_print(const char *bench, const char *variant,
+			       const char *metric, double value)
+{
+	if (value == (long long)value && value < 1e15 && value > -1e15)
+		printf("BENCH,%s,%s,%s,%lld\n", bench, variant, metric,
+		       (long long)value);
+	else
+		printf("BENCH,%s,%s,%s,%.6g\n", bench, variant, metric, value);
+	fflush(stdout);
+}
+
+/* Open a raw-sample CSV file (truncated) and write its header line. */
+static inline FILE *csv_open(const char *path, const char *header)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	fprintf(f, "%s\n", header);
+	return f;
+}
+
+static inline void csv_close(FILE *f, const char *path)
+{
+	if (ferror(f) | fclose(f))
+		die("%s: write error", path);
+}
+
+/* Parse a positive integer option or die. */
+static inline long parse_long(const char *s, const char *opt, long min)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || *end || end == s || v < min)
+		die("%s: bad value '%s' (minimum %ld)", opt, s, min);
+	return v;
+}
+
+/* Small deterministic PRNG (xorshift64*), thread-local state by pointer. */
+static inline uint64_t rnd_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+/* Uniform in [lo, hi). */
+static inline long long rnd_range(uint64_t *s, long long lo, long long hi)
+{
+	return hi > lo ? lo + (long long)(rnd_next(s) % (uint64_t)(hi - lo)) : lo;
+}
+
+/* Open /proc/self/task/<tid>/stat for proc_state(). */
+static inline int proc_stat_open(pid_t tid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die_errno(path);
+	return fd;
+}
+
+/*
+ * The state letter (R, S, D, ...) of a task whose stat file is open on
+ * @fd, read with pread() so that the descriptor can be reused; 0 if the
+ * task is gone.
+ */
+static inline char proc_state(int fd)
+{
+	char buf[512], *p;
+	ssize_t n;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0 && errno == ESRCH)
+		return 0;
+	if (n < 0)
+		die_errno("pread stat");
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		die("unexpected stat line '%s'", buf);
+	return p[2];
+}
+
+#endif /* BENCH_COMMON_H */

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * handoff: how soon does a watching thread run after the thread it
+ * watches blocks?
+ *
+ * A target thread blocks once per round in FUTEX_WAIT on its own futex
+ * word ("go"); right before the futex call it takes
+ * t0 = CLOCK_MONOTONIC and publishes it with the round number.  A
+ * waiter thread learns of the block by one of four methods (-m) and
+ * takes t1 as soon as it knows; the sample is t1 - t0.
+ *
+ *   swb    the waiter sleeps in sched_wait_block(target, 1 s, 0).
+ *   perf   perf_event_open() on the target thread (software dummy event,
+ *          context_switch=1, sample_id_all with TID|TIME, clock
+ *          CLOCK_MONOTONIC, watermark=1 and wakeup_watermark=1 so that
+ *          every record wakes the reader); the waiter sleeps in poll()
+ *          and scans the ring buffer for a PERF_RECORD_SWITCH with
+ *          MISC_SWITCH_OUT set and MISC_SWITCH_OUT_PREEMPT clear (a
+ *          block, not a preemption) stamped at or after this round's t0.
+ *   proc   the waiter reads /proc/self/task/<tid>/stat with pread() on
+ *          absolute 1 ms clock_nanosleep() ticks and stops at state S
+ *          or D, as libdispatch's Linux thread pool does.
+ *   futex  the floor: cooperative notification.  The target itself sets
+ *          a second futex word and FUTEX_WAKEs the waiter right after
+ *          taking t0, then blocks; the waiter sleeps in FUTEX_WAIT.
+ *          This latency includes the target's FUTEX_WAKE call.
+ *
+ * Each waiting call has a 1 s timeout (also for swb, so that a lost
+ * block is counted in "missed" instead of hanging the run).
+ *
+ * Keeping rounds apart (the call is edge-triggered, and returns at once
+ * on a target that is still blocked):
+ *   1. the waiter releases the target (go = r, FUTEX_WAKE) and waits
+ *      until the target has published "running in round r + 1";
+ *   2. only then does it arm (set armed = r + 1 and enter its wait), so
+ *      the previous block cannot be reported again;
+ *   3. the target waits for armed == r + 1, then (except for proc, and
+ *      perf on one CPU: see target()) until the waiter's /proc stat
+ *      shows S, i.e. it really sleeps in its wait, then spins a random
+ *      0..J us (-j), takes t0 and blocks;
+ *   4. a report is only taken if it belongs to the round: swb and futex
+ *      check that the published t0 is this round's (a stale report is
+ *      counted in "stale" and the wait re-entered); perf additionally
+ *      requires the record's time >= t0; proc requires that t0 is this
+ *      round's when the S/D letter is read.
+ * The target only ever waits by sched_yield() between rounds, which is
+ * not a block (and is marked as preemption in perf's switch records).
+ *
+ *   -m swb|perf|proc|futex
+ *   -c same|cross  both threads on CPU 0, or target on 0 and waiter on 1
+ *   -n N           samples (default 10000; -q: 200)
+ *   -j US          pre-block random spin bound (default 1000 for proc, to
+ *                  spread blocks over its 1 ms polling grid; 0 otherwise)
+ *   -o FILE        raw samples, CSV "method,cpus,ns"
+ *
+ * Output: BENCH,handoff,<method>-<same|cross>,{p50_ns,p90_ns,p99_ns,
+ *         p999_ns,max_ns,n,missed,stale},<x>
+ */
+#include "common.h"
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <sys/mman.h>
+
+enum method { M_SWB, M_PERF, M_PROC, M_FUTEX };
+static const char *const method_names[] = { "swb", "perf", "proc", "futex" };
+
+#define TIMEOUT_NS	NSEC_PER_SEC
+#define PERF_PAGES	64		/* data pages of the ring buffer */
+#define PROC_TICK_NS	NSEC_PER_MSEC
+
+static enum method method;
+static int cross;
+static long nr_samples = 10000;
+static long long jitter_ns = -1;
+
+/* Rounds count from 1; 0 means "none yet". */
+static atomic_int running_round;	/* target runs in this round */
+static atomic_int armed_round;		/* waiter waits for this round */
+static atomic_int go;			/* rounds released by the waiter */
+static atomic_int notify;		/* futex method: rounds notified */
+static atomic_int t0_round;		/* round of t0_ns */
+static atomic_llong t0_ns;
+static atomic_int stop;
+static atomic_int target_tid, waiter_tid;
+
+static long long *samples;
+static long nr_taken, missed, stale;
+
+/* ---- target ---------------------------------------------------------- */
+
+static void *target(void *arg)
+{
+	uint64_t rnd = 0x9e3779b97f4a7c15ULL;
+	int wfd = -1, r, g;
+
+	pin_cpu(0);
+	atomic_store(&target_tid, gettid_());
+	while (!atomic_load(&waiter_tid))
+		sched_yield();
+	/*
+	 * Wait for the waiter to sleep, except for proc (its sleep is the
+	 * polling tick) and perf on one CPU: there every switch of the
+	 * target (the yields here included) is a record that wakes the
+	 * reader, so it is never seen asleep; it is runnable inside poll()
+	 * when the target blocks, which is how perf behaves anyway.
+	 */
+	if (method != M_PROC && !(method == M_PERF && !cross))
+		wfd = proc_stat_open(atomic_load(&waiter_tid));
+
+	for (r = 1; !atomic_load(&stop); r++) {
+		atomic_store(&running_round, r);
+		while (atomic_load(&armed_round) != r) {
+			if (atomic_load(&stop))
+				goto out;
+			sched_yield();
+		}
+		/* Let the waiter really fall asleep in its wait. */
+		while (wfd >= 0 && proc_state(wfd) != 'S') {
+			if (atomic_load(&stop))
+				goto out;
+			sched_yield();
+		}
+		if (jitter_ns > 0)
+			spin_ns(rnd_range(&rnd, 0, jitter_ns));
+
+		atomic_store(&t0_ns, now_ns());
+		atomic_store(&t0_round, r);
+		if (method == M_FUTEX) {
+			atomic_store(&notify, r);
+			futex_wake_checked(&notify, 1);
+		}
+		/* The block being measured. */
+		while ((g = atomic_load(&go)) < r)
+			futex_wait_checked(&go, g, TIMEOUT_NS);
+	}
+out:
+	if (wfd >= 0)
+		close(wfd);
+	return NULL;
+}
+
+/* ---- waiter methods: return t1, or 0 if the round was missed ---------- */
+
+static long long deadline_left(long long deadline)
+{
+	long long left = deadline - now_ns();
+
+	return left > 0 ? left : 0;
+}
+
+static long long wait_swb(pid_t tid, int r)
+{
+	long long deadline = now_ns() + TIMEOUT_NS;
+
+	for (;;) {
+		long long left = deadline_left(deadline), t1;
+		struct __kernel_timespec ts = {
+			.tv_sec = left / NSEC_PER_SEC,
+			.tv_nsec = left % NSEC_PER_SEC,
+		};
+
+		if (sched_wait_block(tid, &ts, 0)) {
+			if (errno == ETIMEDOUT)
+				return 0;
+			die_errno("sched_wait_block");
+		}
+		t1 = now_ns();
+		if (atomic_load(&t0_round) == r)
+			return t1;
+		stale++;		/* some other block: wait again */
+	}
+}
+
+static long long wait_futex(int r)
+{
+	long long deadline = now_ns() + TIMEOUT_NS;
+	int v;
+
+	while ((v = atomic_load(&notify)) < r) {
+		long long left = deadline_left(deadline);
+
+		if (!left)
+			return 0;
+		futex_wait_checked(&notify, v, left);
+	}
+	return now_ns();
+}
+
+struct perf_ctx {
+	int fd;
+	struct perf_event_mmap_page *meta;
+	char *data;
+	size_t size;		/* data area, a power of two */
+};
+
+static void perf_setup(struct perf_ctx *p, pid_t tid)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+		.context_switch = 1,
+		.sample_id_all = 1,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
+		.watermark = 1,
+		.wakeup_watermark = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	void *m;
+
+	p->fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1,
+			PERF_FLAG_FD_CLOEXEC);
+	if (p->fd < 0)
+		die_errno("perf_event_open");
+	p->size = PERF_PAGES * page;
+	m = mmap(NULL, page + p->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 p->fd, 0);
+	if (m == MAP_FAILED)
+		die_errno("mmap perf ring buffer");
+	p->meta = m;
+	p->data = (char *)m + page;
+}
+
+static uint64_t perf_head(struct perf_ctx *p)
+{
+	return __atomic_load_n(&p->meta->data_head, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Consume the records up to @head; with @t0 >= 0, return 1 if one of
+ * them is a block (switch-out, not preemption) of the target at or after
+ * @t0.
+ */
+static int perf_scan(struct perf_ctx *p, uint64_t head, long long t0,
+		     pid_t tid)
+{
+	uint64_t tail = p->meta->data_tail;
+	int found = 0;
+
+	while (tail < head) {
+		struct perf_event_header hdr;
+		char rec[256];
+		size_t off = tail & (p->size - 1), first;
+
+		first = p->size - off < sizeof(hdr) ? p->size - off : sizeof(hdr);
+		memcpy(&hdr, p->data + off, first);
+		memcpy((char *)&hdr + first, p->data, sizeof(hdr) - first);
+		if (hdr.size < sizeof(hdr))
+			die("perf: corrupt record");
+		if (hdr.type == PERF_RECORD_LOST)
+			die("perf: records lost");
+		if (hdr.type == PERF_RECORD_SWITCH && t0 >= 0 &&
+		    hdr.size == sizeof(hdr) + 16 &&
+		    (hdr.misc & PERF_RECORD_MISC_SWITCH_OUT) &&
+		    !(hdr.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) {
+			struct { uint32_t pid, tid; uint64_t time; } id;
+
+			first = p->size - off < hdr.size ? p->size - off : hdr.size;
+			memcpy(rec, p->data + off, first);
+			memcpy(rec + first, p->data, hdr.size - first);
+			memcpy(&id, rec + sizeof(hdr), sizeof(id));
+			if ((pid_t)id.tid == tid && (long long)id.time >= t0)
+				found = 1;
+		}
+		tail += hdr.size;
+	}
+	__atomic_store_n(&p->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return found;
+}
+
+static long long wait_perf(struct perf_ctx *p, pid_t tid, int r)
+{
+	long long deadline = now_ns() + TIMEOUT_NS;
+	uint64_t head;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+		long long left = deadline_left(deadline);
+		int n;
+
+		if (!left)
+			return 0;
+		n = poll(&pfd, 1, (left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
+		if (n < 0 && errno != EINTR)
+			die_errno("poll perf");
+		if (n > 0 && (pfd.revents & (POLLHUP | POLLERR)))
+			die("perf: poll revents %#x", pfd.revents);
+		/*
+		 * Head first: a block record of round r below it was written
+		 * after the target published t0_round = r, so if t0_round is
+		 * not r yet, none of these records is the round's block.
+		 */
+		head = perf_head(p);
+		if (perf_scan(p, head, atomic_load(&t0_round) == r ?
+			      atomic_load(&t0_ns) : -1, tid))
+			return now_ns();
+	}
+}
+
+static long long wait_proc(int fd, int r, long long *tick)
+{
+	long long deadline = now_ns() + TIMEOUT_NS;
+
+	for (;;) {
+		struct timespec ts;
+		long long t1;
+		int round;
+		char st;
+
+		*tick += PROC_TICK_NS;
+		t1 = now_ns();
+		if (*tick < t1)		/* fell behind: next grid point */
+			*tick += (t1 - *tick) / PROC_TICK_NS * PROC_TICK_NS +
+				 PROC_TICK_NS;
+		ns_to_timespec(*tick, &ts);
+		while ((errno = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+						&ts, NULL)) == EINTR)
+			;
+		if (errno)
+			die_errno("clock_nanosleep");
+		/* Round first: a letter read after it is from this round. */
+		round = atomic_load(&t0_round);
+		st = proc_state(fd);
+		t1 = now_ns();
+		if ((st == 'S' || st == 'D') && round == r)
+			return t1;
+		if (!st)
+			die("proc: target gone");
+		if (t1 > deadline)
+			return 0;
+	}
+}
+
+/* ---- waiter ---------------------------------------------------------- */
+
+static void *waiter(void *arg)
+{
+	struct perf_ctx perf = { .fd = -1 };
+	long long tick = 0, t1;
+	int pfd = -1, r;
+	pid_t tid;
+
+	pin_cpu(cross ? 1 : 0);
+	atomic_store(&waiter_tid, gettid_());
+	while (!(tid = atomic_load(&target_tid)))
+		sched_yield();
+	if (method == M_PERF)
+		perf_setup(&perf, tid);
+	if (method == M_PROC) {
+		pfd = proc_stat_open(tid);
+		tick = now_ns();
+	}
+
+	for (r = 1; nr_taken < nr_samples; r++) {
+		/* The target must run in round r before we arm for it. */
+		while (atomic_load(&running_round) < r)
+			sched_yield();
+		if (method == M_PERF)
+			perf_scan(&perf, perf_head(&perf), -1, tid); /* drop old */
+		atomic_store(&armed_round, r);
+
+		switch (method) {
+		case M_SWB:
+			t1 = wait_swb(tid, r);
+			break;
+		case M_PERF:
+			t1 = wait_perf(&perf, tid, r);
+			break;
+		case M_PROC:
+			t1 = wait_proc(pfd, r, &tick);
+			break;
+		default:
+			t1 = wait_futex(r);
+			break;
+		}
+		if (t1)
+			samples[nr_taken++] = t1 - atomic_load(&t0_ns);
+		else if (++missed > nr_samples / 10 + 10)
+			die("handoff: too many missed rounds (%ld)", missed);
+
+		atomic_store(&go, r);		/* release the target */
+		futex_wake_checked(&go, 1);
+	}
+
+	atomic_store(&stop, 1);
+	atomic_store(&go, INT32_MAX);
+	futex_wake_checked(&go, 1);
+	if (perf.fd >= 0)
+		close(perf.fd);
+	if (pfd >= 0)
+		close(pfd);
+	return NULL;
+}
+
+static void usage(void)
+{
+	die("usage: handoff [-q] -m swb|perf|proc|futex [-c same|cross] "
+	    "[-n SAMPLES] [-j US] [-o FILE]");
+}
+
+int main(int argc, char **argv)
+{
+	const char *out = NULL, *cpus;
+	pthread_t thr_t, thr_w;
+	int opt, err, m = -1;
+	char variant[32];
+	long i;
+
+	while ((opt = getopt(argc, argv, "qm:c:n:j:o:")) != -1) {
+		switch (opt) {
+		case 'q':
+			nr_samples = 200;
+			break;
+		case 'm':
+			for (m = 0; m < 4; m++)
+				if (!strcmp(optarg, method_names[m]))
+					break;
+			if (m == 4)
+				usage();
+			method = m;
+			break;
+		case 'c':
+			cross = parse_cpus_opt(optarg);
+			break;
+		case 'n':
+			nr_samples = parse_long(optarg, "-n", 1);
+			break;
+		case 'j':
+			jitter_ns = parse_long(optarg, "-j", 0) * NSEC_PER_USEC;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || m < 0)
+		usage();
+	if (jitter_ns < 0)
+		jitter_ns = method == M_PROC ? 1000 * NSEC_PER_USEC : 0;
+	need_cpus(cross ? 2 : 1);
+	cpus = cross ? "cross" : "same";
+
+	samples = calloc(nr_samples, sizeof(*samples));
+	if (!samples)
+		die("out of memory");
+	memset(samples, 0, nr_samples * sizeof(*samples));	/* prefault */
+
+	err = pthread_create(&thr_w, NULL, waiter, NULL);
+	if (!err)
+		err = pthread_create(&thr_t, NULL, target, NULL);
+	if (err)
+		die("pthread_create: %s", strerror(err));
+	if (pthread_join(thr_w, NULL) || pthread_join(thr_t, NULL))
+		die("pthread_join");
+
+	if (out) {
+		FILE *f = csv_open(out, "method,cpus,ns");
+
+		for (i = 0; i < nr_taken; i++)
+			fprintf(f, "%s,%s,%lld\n", method_names[method], cpus,
+				samples[i]);
+		csv_close(f, out);
+	}
+	qsort(samples, nr_taken, sizeof(*samples), cmp_ll);
+	snprintf(variant, sizeof(variant), "%s-%s", method_names[method], cpus);
+	printf("handoff %s: %ld samples, %ld missed, %ld stale, "
+	       "p50 %lld ns, p99 %lld ns, max %lld ns\n", variant, nr_taken,
+	       missed, stale, percentile(samples, nr_taken, 50),
+	       percentile(samples, nr_taken, 99),
+	       nr_taken ? samples[nr_taken - 1] : 0);
+	bench_print("handoff", variant, "p50_ns", percentile(samples, nr_taken, 50));
+	bench_print("handoff", variant, "p90_ns", percentile(samples, nr_taken, 90));
+	bench_print("handoff", variant, "p99_ns", percentile(samples, nr_taken, 99));
+	bench_print("handoff", variant, "p999_ns", percentile(samples, nr_taken, 99.9));
+	bench_print("handoff", variant, "max_ns", nr_taken ? samples[nr_taken - 1] : 0);
+	bench_print("handoff", variant, "n", nr_taken);
+	bench_print("handoff", variant, "missed", missed);
+	bench_print("handoff", variant, "stale", stale);
+	return 0;
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench [QUICK=1] [BOOTS=N]: benchmark the series against the kernel
+# it applies to.
+#
+# Builds two kernels from the same Debian base with the same production-
+# like configuration (bench/bench.config: Debian's own settings for all
+# that the benchmarks exercise, no debugging options): the pristine
+# package tree ($BUILD/base, tag "base") and the patched one ($TREE).  Boots them in alternation, pristine first, BOOTS
+# times each, and runs bench/guest-bench.sh in every guest; the guest
+# sends its results back as a tarball over a second serial port.  Then
+# bench/report.py turns all boots into tables and plots.
+#
+# The full run writes the committed report, bench/report/.  QUICK=1 (the
+# smoke test make check runs) uses one boot each and short runs, and
+# writes to $BUILD/bench/quick-report instead.  Benchmarks are not tests:
+# no figure fails this script; a program that fails, a guest that does
+# not come back, or a report that cannot be made does.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+	BOOTS=${BOOTS:-1}
+	report=${BENCH_REPORT:-$BUILD/bench/quick-report}
+	guest_timeout=900
+else
+	BOOTS=${BOOTS:-5}
+	report=${BENCH_REPORT:-$TOP/bench/report}
+	guest_timeout=3600
+fi
+BASE_TREE=$BUILD/base
+DEBIAN_CONFIG=/usr/src/linux-config-6.12/config.amd64_none_cloud-amd64.xz
+runs=$BUILD/bench/runs
+mkdir -p "$BUILD/results" "$BUILD/bench"
+echo "0 1 0" > "$BUILD/results/bench"	# until proven otherwise
+
+"$TOP"/ci/deps.sh bench
+"$TOP"/ci/tree.sh
+
+base_worktree
+
+# build NAME TREE: bzImage of TREE in $BUILD/bench-NAME, configured from
+# selftests/guest.config + bench/bench.config (Debian's choices for what
+# is measured, checked below) and Kconfig's defaults, like kunit.py does.
+build() {
+	local name=$1 tree=$2 obj=$BUILD/bench-$1
+	banner "building the $name kernel in $obj"
+	mkdir -p "$obj"
+	{ cat "$TOP/selftests/guest.config" "$TOP/bench/bench.config"
+	  echo "CONFIG_LOCALVERSION=\"-bench-$name\""; } > "$obj/.config.new"
+	# Keep the old .config (and so the objects) if nothing changed.
+	if ! cmp -s "$obj/.config.new" "$obj/.config.src"; then
+		cp "$obj/.config.new" "$obj/.config"
+		cp "$obj/.config.new" "$obj/.config.src"
+	fi
+	make -s -C "$tree" O="$obj" ARCH=x86_64 CC="ccache gcc" olddefconfig
+	local opt
+	while read -r opt; do
+		grep -qx -- "$opt" "$obj/.config" ||
+			die "$name kernel: $opt did not stick (a dependency is missing)"
+	done < <(grep -E '^(CONFIG_|# CONFIG_.* is not set)' "$TOP/bench/bench.config")
+	make -s -C "$tree" O="$obj" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" bzImage
+	make -s -C "$tree" O="$obj" ARCH=x86_64 headers
+}
+
+# bench/bench.config claims Debian's values: hold it to that.
+banner "checking bench/bench.config against Debian's $(basename "$DEBIAN_CONFIG")"
+xzcat "$DEBIAN_CONFIG" > "$BUILD/bench/debian.config"
+while read -r opt; do
+	grep -qx -- "$opt" "$BUILD/bench/debian.config" ||
+		die "bench/bench.config: $opt is not Debian's setting"
+done < <(grep -E '^(CONFIG_|# CONFIG_.* is not set)' "$TOP/bench/bench.config")
+
+build pristine "$BASE_TREE"
+build patched "$TREE"
+grep -q '^CONFIG_SCHED_WAIT_BLOCK=y' "$BUILD/bench-patched/.config" ||
+	die "the patched bench kernel lacks CONFIG_SCHED_WAIT_BLOCK"
+if ! diff <(grep -v -e SCHED_WAIT_BLOCK -e '^CONFIG_LOCALVERSION=' \
+		"$BUILD/bench-pristine/.config") \
+	  <(grep -v -e SCHED_WAIT_BLOCK -e '^CONFIG_LOCALVERSION=' \
+		"$BUILD/bench-patched/.config") > /dev/null; then
+	die "the two bench kernels differ in more than CONFIG_SCHED_WAIT_BLOCK"
+fi
+
+banner "building the benchmark programs (static, patched headers)"
+payload=$BUILD/bench/payload
+rm -rf "$payload"
+mkdir -p "$payload"
+make -s -C "$TOP/bench/src" HDR="$BUILD/bench-patched/usr/include" O="$payload"
+cp "$TOP/bench/guest-bench.sh" "$payload/"
+
+rm -rf "$runs"
+mkdir -p "$runs"
+failed=0
+for boot in $(seq 1 "$BOOTS"); do
+	for kernel in pristine patched; do
+		dir=$runs/$(printf 'boot%02d-%s' "$boot" "$kernel")
+		mkdir -p "$dir"
+		banner "boot $boot of $BOOTS: $kernel kernel"
+		rm -rf "$GUEST/extra"
+		mkdir -p "$GUEST/extra/etc"
+		# The results go out through ttyS1, base64 (the tty adds CRs).
+		cat > "$GUEST/extra/etc/guest-cmd" <<-EOF
+			echo "BENCH-KERNEL: \$(uname -r)"
+			BOOT=$boot sh ./guest-bench.sh $kernel $QUICK /tmp/out
+			rc=\$?
+			tar -C /tmp -cz out | base64 > /dev/ttyS1
+			exit \$rc
+		EOF
+		KSELFTEST=0 GEN_OBJ=$BUILD/bench-$kernel \
+			"$TOP"/ci/initramfs.sh "$GUEST/bench.cpio" "$payload" > /dev/null
+		set +e
+		KERNEL=$BUILD/bench-$kernel/arch/x86/boot/bzImage QEMU_SMP=2 \
+		QEMU_EXTRA="-serial file:$dir/ttyS1.b64" \
+			"$TOP"/ci/qemu.sh -t "$guest_timeout" -l "$dir/console.log" \
+			"$GUEST/bench.cpio" > /dev/null
+		rc=$?
+		set -e
+		grep -a -q "BENCH-KERNEL: .*-bench-$kernel" "$dir/console.log" ||
+			{ echo "bench: boot $boot did not run the $kernel kernel"; rc=1; }
+		tr -d '\r' < "$dir/ttyS1.b64" | base64 -d | tar -xz -C "$dir" ||
+			{ echo "bench: no results from boot $boot ($kernel)"; rc=1; }
+		"$TOP"/ci/scan-log.sh "$dir/console.log" > /dev/null ||
+			{ echo "bench: kernel reports in $dir/console.log"; rc=1; }
+		if [ $rc -ne 0 ]; then
+			echo "bench: boot $boot ($kernel) failed; console: $dir/console.log"
+			grep -a -v '^\s*$' "$dir/console.log" | tail -20
+			failed=$((failed + 1))
+		fi
+	done
+done
+
+banner "writing the report to $report"
+rm -rf "$report"
+mkdir -p "$report"
+{
+	echo "command: make bench QUICK=$QUICK BOOTS=$BOOTS"
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "base: $BASE_PKG $(base_pkg_version)"
+	echo "series: $(git -C "$TREE" log --oneline base..HEAD | wc -l) patches, kernel/ $(queue_hash | cut -c1-12)"
+	echo "config: selftests/guest.config + bench/bench.config (checked against $(basename "$DEBIAN_CONFIG")) + Kconfig defaults"
+	echo "qemu: $(qemu-system-x86_64 --version | head -1), $(qemu_accel_args), -smp 2 -m ${QEMU_MEM:-2048}"
+	echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+} > "$report/ENVIRONMENT"
+# Debian's python3, for Debian's matplotlib.
+/usr/bin/python3 "$TOP/bench/report.py" -o "$report" "$runs"/boot*
+cat "$report/ENVIRONMENT"
+
+pass=$((2 * BOOTS - failed))
+echo "$pass $failed 0" > "$BUILD/results/bench"
+echo "bench: $pass of $((2 * BOOTS)) boots ran every benchmark; report in $report"
+[ $failed -eq 0 ]
