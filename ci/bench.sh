@@ -145,7 +145,7 @@ mkdir -p "$report"
 	echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 } > "$report/ENVIRONMENT"
 # Debian's python3, for Debian's matplotlib.
-/usr/bin/python3 "$TOP/bench/report.py" -o "$report" "$runs"/boot*
+/usr/bin/python3 "$TOP/bench/report.py" -o "$report" "$runs"/boot*/out
 cat "$report/ENVIRONMENT"
 
 pass=$((2 * BOOTS - failed))

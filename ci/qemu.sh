@@ -39,14 +39,16 @@ append="console=ttyS0 panic=-1 panic_on_warn=1 kunit.enable=0 quiet loglevel=4 $
 cmd=(qemu-system-x86_64 -nodefaults -no-reboot -m "${QEMU_MEM:-2048}"
      -smp "${QEMU_SMP:-2}" $(qemu_accel_args) -bios qboot.rom
      -kernel "$kernel" -initrd "$initrd" -append "$append"
-     -device isa-debug-exit,iobase=0xf4,iosize=0x04 ${QEMU_EXTRA:-})
+     -device isa-debug-exit,iobase=0xf4,iosize=0x04)
+# After the console's -serial: a -serial in QEMU_EXTRA becomes ttyS1.
+read -r -a extra <<< "${QEMU_EXTRA:-}"
 
 if [ $interactive = 1 ]; then
-	exec "${cmd[@]}" -nographic -serial mon:stdio
+	exec "${cmd[@]}" -nographic -serial mon:stdio "${extra[@]}"
 fi
 
 set +e
-timeout -k 10 "$timeout" "${cmd[@]}" -display none -serial stdio \
+timeout -k 10 "$timeout" "${cmd[@]}" -display none -serial stdio "${extra[@]}" \
 	< /dev/null 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
