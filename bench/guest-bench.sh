@@ -10,10 +10,10 @@
 #   OUTDIR        results.csv, raw sample files and logs go here
 #
 # pipe (same, cross) and hackbench run R times (5, or 1 when quick).  On
-# "patched" every repetition of every benchmark is run in both states,
-# "idle" (nothing waits in sched_wait_block()) and "armed" (./armer keeps
-# waiters parked in the call), interleaved in ABBA order (odd repetitions
-# idle first, even ones armed first); on other labels only "idle" runs.
+# "patched" every repetition runs in both states, "idle" (nothing waits
+# in sched_wait_block()) and "armed" (./armer keeps waiters parked in the
+# call), interleaved in ABBA order (odd repetitions idle first, even ones
+# armed first); on other labels only "idle" runs.
 # On "patched" it then runs handoff (4 methods x same/cross) and usecase
 # (all policies x mixes 1:1, 5:1 x 1, 2 CPUs), in state "n/a".
 #
@@ -114,40 +114,38 @@ disarm() {
 
 trap 'disarm; exit 1' INT TERM
 
-# one_state STATE REP NAME PROGRAM ARGS...
-armed_count=0
-one_state() {
-	if [ "$1" = armed ]; then
-		armed_count=$((armed_count + 1))
-		arm || return 1
-		run "$@"
-		disarm
-	else
-		run "$@"
-	fi
+# cost_runs STATE REP: one repetition of every cost benchmark in STATE.
+cost_runs() {
+	run "$1" "$2" pipe-same "$BIN/pipe" $q -c same
+	run "$1" "$2" pipe-cross "$BIN/pipe" $q -c cross
+	run "$1" "$2" hackbench "$BIN/hackbench" $q
 }
 
-# both_states REP NAME PROGRAM ARGS...: idle/armed in ABBA order
-both_states() {
-	rep=$1
-	shift
-	if [ "$label" != patched ]; then
-		one_state idle "$rep" "$@"
-	elif [ $((rep % 2)) = 1 ]; then
-		one_state idle "$rep" "$@"
-		one_state armed "$rep" "$@"
-	else
-		one_state armed "$rep" "$@"
-		one_state idle "$rep" "$@"
-	fi
+# armed_runs REP: the same with waiters parked.  The key is switched on
+# once per repetition, not once per program: every switch patches kernel
+# text, and under QEMU's multi-threaded TCG a switch can leave a stale
+# translation of the int3 that the patching uses (bench/README.md).
+armed_count=0
+armed_runs() {
+	armed_count=$((armed_count + 1))
+	arm || return 1
+	cost_runs armed "$1"
+	disarm
 }
 
 echo "guest-bench: kernel $label ($(uname -r)), quick=$quick, $reps reps, $(nproc) CPUs"
+# Idle and armed alternate in ABBA order across repetitions.
 rep=1
 while [ $rep -le $reps ]; do
-	both_states $rep pipe-same "$BIN/pipe" $q -c same
-	both_states $rep pipe-cross "$BIN/pipe" $q -c cross
-	both_states $rep hackbench "$BIN/hackbench" $q
+	if [ "$label" != patched ]; then
+		cost_runs idle $rep
+	elif [ $((rep % 2)) = 1 ]; then
+		cost_runs idle $rep
+		armed_runs $rep
+	else
+		armed_runs $rep
+		cost_runs idle $rep
+	fi
 	rep=$((rep + 1))
 done
 
