@@ -123,8 +123,8 @@ cost_runs() {
 
 # armed_runs REP: the same with waiters parked.  The key is switched on
 # once per repetition, not once per program: every switch patches kernel
-# text, and under QEMU's multi-threaded TCG a switch can leave a stale
-# translation of the int3 that the patching uses (bench/README.md).
+# text, and under QEMU's multi-threaded TCG a switch sometimes ends in
+# "Oops: int3" (any key, perf's too: bench/README.md).
 armed_count=0
 armed_runs() {
 	armed_count=$((armed_count + 1))

@@ -37,6 +37,9 @@ mkdir -p "$BUILD/results" "$BUILD/bench"
 echo "0 1 0" > "$BUILD/results/bench"	# until proven otherwise
 
 "$TOP"/ci/deps.sh bench
+# REPORT_ONLY=1: only render the report again from the boots of the last
+# run, in $BUILD/bench/runs (after a change to bench/report.py).
+if [ "${REPORT_ONLY:-0}" != 1 ]; then
 "$TOP"/ci/tree.sh
 
 base_worktree
@@ -125,13 +128,13 @@ guest() {
 }
 
 # Boots that fail are tried again (BENCH_RETRIES times, default 2 in a
-# full run, none in QUICK): under QEMU's multi-threaded TCG a static-key
-# switch can leave a stale translation of text_poke's int3 behind, which
-# the guest then hits ("Oops: int3"; bench/README.md has the evidence).
+# full run, none in QUICK): under QEMU's multi-threaded TCG, switching a
+# static key (ours, or perf's) sometimes makes the guest hit the int3 of
+# text_poke_bp() after the patching ended ("Oops: int3"; bench/README.md).
 # Every failed attempt is kept and listed in the report's ENVIRONMENT.
 if [ "$QUICK" = 1 ]; then
 	# The smoke test wants no figure, only a run that does not fail:
-	# single-threaded TCG, where that stale translation was never seen.
+	# single-threaded TCG, where that Oops was never seen.
 	export ACCEL=${ACCEL:-"-accel tcg,thread=single"}
 	retries=${BENCH_RETRIES:-0}
 else
@@ -159,10 +162,13 @@ for boot in $(seq 1 "$BOOTS"); do
 	done
 done
 
+fi	# REPORT_ONLY
+
 banner "writing the report to $report"
+[ -f "$BUILD/bench/environment" ] || die "no boots to report on: run make bench first"
 rm -rf "$report"
 mkdir -p "$report"
-{
+[ "${REPORT_ONLY:-0}" = 1 ] || {
 	echo "command: make bench QUICK=$QUICK BOOTS=$BOOTS"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "base: $BASE_PKG $(base_pkg_version)"
@@ -172,11 +178,24 @@ mkdir -p "$report"
 	echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	echo "failed attempts (tried again): $(wc -l < "$BUILD/bench/attempts")"
 	sed 's/^/  /' "$BUILD/bench/attempts"
-} > "$report/ENVIRONMENT"
+} > "$BUILD/bench/environment"
+cp "$BUILD/bench/environment" "$report/ENVIRONMENT"
+# The raw data: every figure of every boot, and every handoff sample.
+mkdir -p "$report/raw"
+for d in "$runs"/boot??-{pristine,patched}; do
+	[ -f "$d/out/results.csv" ] || continue
+	b=$(basename "$d")
+	cp "$d/out/results.csv" "$report/raw/$b-results.csv"
+	if ls "$d"/out/handoff-*.csv > /dev/null 2>&1; then
+		{ echo "method,cpus,ns"; tail -q -n +2 "$d"/out/handoff-*.csv; } |
+			gzip -9n > "$report/raw/$b-handoff.csv.gz"
+	fi
+done
 # Debian's python3, for Debian's matplotlib.
 /usr/bin/python3 "$TOP/bench/report.py" -o "$report" "$runs"/boot??-{pristine,patched}/out
 cat "$report/ENVIRONMENT"
 
+[ "${REPORT_ONLY:-0}" = 1 ] && failed=0
 pass=$((2 * BOOTS - failed))
 echo "$pass $failed 0" > "$BUILD/results/bench"
 echo "bench: $pass of $((2 * BOOTS)) boots ran every benchmark; report in $report"
