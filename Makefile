@@ -35,7 +35,8 @@ endif
 help:
 	@echo 'Main commands:'
 	@echo '  make run         build the patched kernel and boot the demo in QEMU'
-	@echo '  make check       set up, then KUnit + selftests in QEMU + checkpatch'
+	@echo '  make check       set up, then KUnit + selftests (debug kernel) + checkpatch'
+	@echo '                   + warnings + make bench QUICK=1'
 	@echo ''
 	@echo 'Steps:'
 	@echo '  make deps        install the Debian packages the build needs'

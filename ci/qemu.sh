@@ -34,7 +34,9 @@ kernel=${KERNEL:-$OBJ/arch/x86/boot/bzImage}
 
 # panic=-1 with -no-reboot: a panic ends QEMU at once.  panic_on_warn: a
 # WARN in the guest is a failure, not a line in a log nobody reads.
-append="console=ttyS0 panic=-1 panic_on_warn=1 kunit.enable=0 quiet loglevel=4 $*"
+# loglevel=5: KERN_WARNING and worse reach the console, where scan-log.sh
+# looks for them (lockdep reports are KERN_WARNING and do not WARN()).
+append="console=ttyS0 panic=-1 panic_on_warn=1 kunit.enable=0 loglevel=5 $*"
 # shellcheck disable=SC2207
 cmd=(qemu-system-x86_64 -nodefaults -no-reboot -m "${QEMU_MEM:-2048}"
      -smp "${QEMU_SMP:-2}" $(qemu_accel_args) -bios qboot.rom
