@@ -9,6 +9,9 @@ set -euo pipefail
 
 mkdir -p "$BUILD/results"
 echo "0 1 0" > "$BUILD/results/kunit"	# until proven otherwise
+# An earlier run's results must not be read as this one's (make regress
+# once compared two stale copies when kunit.py stopped at configuration).
+rm -f "$BUILD/results/kunit.json"
 
 banner "kunit.py run: configure, build, boot the suites in QEMU"
 accel=$(qemu_accel_args)

@@ -16,8 +16,9 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out=$BUILD/results/regress
-mkdir -p "$out"
+out=$BUILD/regress
+mkdir -p "$out" "$BUILD/results"
+rm -f "$out"/*
 echo "0 1 0" > "$BUILD/results/regress"	# until proven otherwise
 base_worktree
 
@@ -27,6 +28,7 @@ for v in regress-pristine regress-patched; do
 	echo "$v kunit.sh: status $? ($(tail -1 "$out/$v-kunit.out"))"
 	cp "$BUILD/results/kunit.json" "$out/$v-kunit.json" 2>/dev/null ||
 		echo '{}' > "$out/$v-kunit.json"
+	rm -f "$BUILD/guest-$v/selftests.log"
 	VARIANT=$v "$TOP"/ci/selftests.sh > "$out/$v-selftests.out" 2>&1
 	echo "$v selftests.sh: status $? ($(tail -1 "$out/$v-selftests.out"))"
 	cp "$BUILD/guest-$v/selftests.log" "$out/$v-selftests.log" 2>/dev/null ||
@@ -91,7 +93,7 @@ for k in diff + lost:
     print(f"regress: {k}: pristine {a[k]}, patched {b.get(k, 'not run')}")
 bad = len(diff) + len(lost) + (0 if a and b else 1) + \
       sum(1 for k in new if b[k] == "FAIL")
-with open(f"{out}/../regress", "w") as f:
+with open(f"{out}/../results/regress", "w") as f:
     print(len(same), bad, 0, file=f)
 sys.exit(1 if bad else 0)
 PY

@@ -7,6 +7,7 @@
 set -euo pipefail
 
 log=$1
+[ -s "$log" ] || { echo "scan-log: no console log $log"; exit 1; }
 patterns=(
 	'BUG:'
 	'WARNING:'
