@@ -4,7 +4,8 @@
 # make bisect: build every prefix of the series (base+1, base+2, ...) with
 # the test kernel's configuration, in a worktree of $TREE and a build
 # folder of its own, so that a bisection never lands on a commit that
-# does not build.  Only x86_64 is built: the arch patch's other tables
+# does not build, with our selftests from the patch that adds them.
+# Only x86_64 is built: the arch patch's other tables
 # are not compiled here.  Not part of make check (a build per step).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -23,8 +24,18 @@ for c in $(git -C "$TREE" rev-list --reverse base..HEAD); do
 	# adds (the KUnit suite) are on from the patch that adds them.
 	cp "$OBJ/.config" "$BOBJ/.config"
 	make -s -C "$WT" O="$BOBJ" ARCH=x86_64 CC="ccache gcc" olddefconfig
+	# The kernel, then (from the patch that adds them) our selftests
+	# against this prefix's uapi headers: the test patches change no
+	# kernel build input, their bisectability is the selftests build.
 	if make -s -C "$WT" O="$BOBJ" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" \
-		> "$BOBJ/build-$c.log" 2>&1; then
+		> "$BOBJ/build-$c.log" 2>&1 &&
+	   { [ ! -d "$WT/tools/testing/selftests/sched_wait_block" ] ||
+	     { make -s -C "$WT" O="$BOBJ" ARCH=x86_64 headers &&
+	       rm -rf "$BOBJ/kselftest" &&
+	       LDFLAGS=-static make -s -C "$WT/tools/testing/selftests" \
+		O="$BOBJ" TARGETS=sched_wait_block \
+		KHDR_INCLUDES="-isystem $BOBJ/usr/include"; } \
+		>> "$BOBJ/build-$c.log" 2>&1; }; then
 		echo "ok: $subject"
 		ok=$((ok + 1))
 	else

@@ -7,7 +7,7 @@
 # the mutant is undone.  Exits non-zero if some mutant survived.  Three
 # mutants are bugs for the kernel's detectors rather than for the tests:
 # a wakeup under the rq lock (lockdep), a lost put_task_struct()
-# (kmemleak), a wait-queue entry left behind (KASAN, DEBUG_LIST); the
+# (kmemleak), a wait-queue entry left behind (caught first by __might_sleep(): the task is left TASK_INTERRUPTIBLE); the
 # summary names what caught each.
 # Not part of make check: each mutant costs an incremental build and a
 # boot.  Results go to $BUILD/mutants/.
@@ -27,7 +27,7 @@ warn-in-guest|kernel/sched/wait_block.c|	ret = wait_block_check_args(pid, flags)
 broken-selftest|tools/testing/selftests/sched_wait_block/sched_wait_block_test.c|	EXPECT_EQ(EDEADLK, errno);\n	EXPECT_EQ(-1, sys_sched_wait_block(sys_gettid(), NULL, 0));|	EXPECT_EQ(EPERM, errno);\n	EXPECT_EQ(-1, sys_sched_wait_block(sys_gettid(), NULL, 0));|selftests|a selftest that expects the wrong errno
 wake-under-rq-lock|kernel/sched/sched.h|		rq->wait_block_seq = \&p->sched_wait_block_seq;\n|		rq->wait_block_seq = \&p->sched_wait_block_seq;\n		sched_wait_block_wake(\&p->sched_wait_block_seq);\n|kunit|wake the waiters from __schedule(), under the rq lock, as the 2009 prototype did (lockdep)
 missing-put|kernel/sched/wait_block.c|		ret = sched_wait_block_task(p, ktp);\n\n	put_task_struct(p);\n|		ret = sched_wait_block_task(p, ktp);\n\n|selftests|leak the reference the system call takes on its target (kmemleak)
-wq-entry-left|kernel/sched/wait_block.c|	finish_wait(wq_head, \&wbq_entry.wq_entry);|	if (ret != -ESRCH)\n		finish_wait(wq_head, \&wbq_entry.wq_entry);|selftests|leave the waiter's wait-queue entry queued when its target exits (KASAN, list debugging)
+wq-entry-left|kernel/sched/wait_block.c|	finish_wait(wq_head, \&wbq_entry.wq_entry);|	if (ret != -ESRCH)\n		finish_wait(wq_head, \&wbq_entry.wq_entry);|selftests|leave the waiter's wait-queue entry queued when its target exits (DEBUG_ATOMIC_SLEEP, KASAN, list debugging)
 failing-kunit|kernel/sched/tests/wait_block_kunit.c|	KUNIT_EXPECT_EQ(test, -EDEADLK, sched_wait_block_task(current, NULL));|	KUNIT_EXPECT_EQ(test, -EPERM, sched_wait_block_task(current, NULL));|kunit|a KUnit case that expects the wrong error
 TABLE
 )
