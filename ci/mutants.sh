@@ -7,8 +7,9 @@
 # the mutant is undone.  Exits non-zero if some mutant survived.  Three
 # mutants are bugs for the kernel's detectors rather than for the tests:
 # a wakeup under the rq lock (lockdep), a lost put_task_struct()
-# (kmemleak), a wait-queue entry left behind (caught first by __might_sleep(): the task is left TASK_INTERRUPTIBLE); the
-# summary names what caught each.
+# (kmemleak), a wait-queue entry left behind (caught first by
+# __might_sleep(): the task is left TASK_INTERRUPTIBLE); the summary
+# names what caught each.
 # Not part of make check: each mutant costs an incremental build and a
 # boot.  Results go to $BUILD/mutants/.
 set -euo pipefail
