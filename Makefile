@@ -30,7 +30,7 @@ endif
 
 .PHONY: help deps tree series kernel kunit selftests checkpatch warnings \
 	check mutants bisect run shell clean distclean bench trinity regress \
-	check-kcsan check-arm64
+	check-kcsan check-rt check-arm64
 
 help:
 	@echo 'Main commands:'
@@ -54,6 +54,7 @@ help:
 	@echo '  make trinity     trinity as nobody + the stress test [TRINITY_SECONDS=300]'
 	@echo '  make regress     futex/pidfd/clone3/sched selftests, pristine vs patched'
 	@echo '  make check-kcsan KUnit + selftests on a KCSAN kernel'
+	@echo '  make check-rt    KUnit + selftests on a PREEMPT_RT kernel'
 	@echo '  make check-arm64 KUnit on arm64 (cross-built, qemu-system-aarch64)'
 	@echo '  make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]'
 	@echo '  make shell       boot the guest to an interactive shell'
@@ -106,6 +107,9 @@ regress: tree
 
 check-kcsan:
 	@VARIANT=kcsan STAGES="kunit selftests" $(CI)/check.sh
+
+check-rt:
+	@VARIANT=rt STAGES="kunit selftests" $(CI)/check.sh
 
 check-arm64:
 	@$(CI)/deps.sh arm64

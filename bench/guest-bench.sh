@@ -10,12 +10,27 @@
 #   OUTDIR        results.csv, raw sample files and logs go here
 #
 # pipe (same, cross) and hackbench run R times (5, or 1 when quick).  On
-# "patched" every repetition runs in both states, "idle" (nothing waits
-# in sched_wait_block()) and "armed" (./armer keeps waiters parked in the
-# call), interleaved in ABBA order (odd repetitions idle first, even ones
-# armed first); on other labels only "idle" runs.
-# On "patched" it then runs handoff (4 methods x same/cross) and usecase
-# (all policies x mixes 1:1, 5:1 x 1, 2 CPUs), in state "n/a".
+# "patched" every repetition runs in both states, "idle" (no task is
+# watched: the static key is off) and "armed" (./armer keeps waiters
+# parked in the call on a spinning child: the key is on), interleaved in
+# ABBA order (odd repetitions idle first, even ones armed first); on other
+# labels only "idle" runs.
+# On "patched" it then runs, in state "n/a": handoff (4 methods x
+# same/cross, latency and context switches per handoff), usecase (all
+# policies x mixes 1:1, 5:1 x 1, 2 CPUs), the pre-wake counts (pipe -w
+# same and cross, hackbench -w -T) and the waiter storm (storm).
+#
+# BENCH_MODE=icount: the guest runs under QEMU's -icount shift=0,sleep=off,
+# where guest time counts instructions.  Only the cost benchmarks that run
+# on one CPU run, pipe -c same and hackbench, with -I (figures in
+# instructions), R = 5 (2 when quick) repetitions per state, ABBA as
+# above; nothing else.
+#
+# The static key (second version of the series) is held by every watched
+# task, a task that somebody called sched_wait_block() on, from the first
+# call until the task is freed, plus one second.  A watched task has
+# notify.* lines in /proc/<pid>/task/<tid>/sched: before every idle run,
+# unwatched() waits until no task has them.
 #
 # Every BENCH line becomes a row "kernel,state,bench,variant,metric,value,
 # rep" of OUTDIR/results.csv.  The exit status is non-zero if any program
@@ -23,8 +38,10 @@
 #
 # Environment: BIN (directory of the programs, default: this script's
 # directory), HANDOFFS (samples per handoff run when not quick, default
-# 2000), ARMER_OPTS (e.g. "-f" on a kernel without CFS bandwidth control;
-# default none), BOOT (boot index, written to OUTDIR/meta.txt).
+# 2000), SWITCH_ROUNDS (handoff's -s: rounds that count context switches,
+# default the program's: 500, 50 when quick), ARMER_OPTS (e.g. "-f" on a
+# kernel without CFS bandwidth control; default none), BOOT (boot index,
+# written to OUTDIR/meta.txt), BENCH_MODE (wall, the default, or icount).
 
 label=$1
 quick=$2
@@ -34,6 +51,11 @@ if [ -z "$label" ] || [ -z "$quick" ] || [ -z "$outdir" ]; then
 	exit 2
 fi
 BIN=${BIN:-$(cd "$(dirname "$0")" && pwd)}
+mode=${BENCH_MODE:-wall}
+case $mode in
+wall|icount) ;;
+*)	echo "$0: BENCH_MODE=$mode: wall or icount" >&2; exit 2 ;;
+esac
 mkdir -p "$outdir" || exit 1
 csv=$outdir/results.csv
 echo "kernel,state,bench,variant,metric,value,rep" > "$csv"
@@ -47,6 +69,8 @@ else
 	reps=5
 	q=
 fi
+# Instruction counts vary little: two repetitions give a spread in QUICK.
+[ "$mode" = icount ] && [ "$quick" = 1 ] && reps=2
 
 {
 	echo "kernel_label=$label"
@@ -56,6 +80,7 @@ fi
 	echo "cpus=$(nproc)"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "armer_opts=${ARMER_OPTS:-}"
+	echo "mode=$mode"
 } > "$outdir/meta.txt"
 
 fail() {
@@ -79,6 +104,28 @@ run() {
 	return $rc
 }
 
+# watched: the tasks that have notify.* lines in their sched file, i.e.
+# that somebody called sched_wait_block() on (none on other kernels).
+watched() {
+	grep -ls '^notify\.blocks' /proc/[0-9]*/task/[0-9]*/sched 2>/dev/null
+}
+
+# unwatched: wait until no task is watched (30 s at most).  Every watched
+# task holds the static key until it is freed, plus one second.
+unwatched() {
+	i=0
+	while [ -n "$(watched)" ]; do
+		i=$((i + 1))
+		if [ $i -gt 300 ]; then
+			fail "watched tasks still alive after 30 s: $(watched | tr '\n' ' ')"
+			return 1
+		fi
+		sleep 0.1
+	done
+	[ $i = 0 ] || { echo "unwatched: waited $i x 0.1 s"; sleep 2; }
+	return 0
+}
+
 arm() {
 	alog=$outdir/armer.$armed_count.log
 	"$BIN/armer" ${ARMER_OPTS:-} > "$alog" 2>&1 &
@@ -99,6 +146,13 @@ arm() {
 		fi
 		sleep 0.1
 	done
+	# For the log: the child the waiters park on is a watched task.
+	cpid=$(sed -n 's/^ARMED .* on pid \([0-9]*\).*/\1/p' "$alog")
+	if [ -n "$cpid" ] && grep -qs '^notify\.blocks' "/proc/$cpid/task/$cpid/sched"; then
+		echo "armer: child $cpid is watched"
+	else
+		echo "armer: child ${cpid:-?} shows no notify.* lines (first version of the series?)"
+	fi
 	return 0
 }
 
@@ -107,8 +161,10 @@ disarm() {
 	kill -TERM "$armer_pid"
 	wait "$armer_pid" || fail "armer exited with status $?"
 	armer_pid=
-	# The static key goes off one second after the last waiter left
+	# The armer reaps its child before it exits.  The static key goes
+	# off one second after the child, the last watched task, is freed
 	# (a deferred key): an idle run must not start before.
+	unwatched
 	sleep 2
 }
 
@@ -116,6 +172,12 @@ trap 'disarm; exit 1' INT TERM
 
 # cost_runs STATE REP: one repetition of every cost benchmark in STATE.
 cost_runs() {
+	[ "$1" != idle ] || unwatched
+	if [ "$mode" = icount ]; then
+		run "$1" "$2" pipe-same "$BIN/pipe" $q -I -c same
+		run "$1" "$2" hackbench "$BIN/hackbench" $q -I
+		return
+	fi
 	run "$1" "$2" pipe-same "$BIN/pipe" $q -c same
 	run "$1" "$2" pipe-cross "$BIN/pipe" $q -c cross
 	run "$1" "$2" hackbench "$BIN/hackbench" $q
@@ -133,7 +195,7 @@ armed_runs() {
 	disarm
 }
 
-echo "guest-bench: kernel $label ($(uname -r)), quick=$quick, $reps reps, $(nproc) CPUs"
+echo "guest-bench: kernel $label ($(uname -r)), $mode mode, quick=$quick, $reps reps, $(nproc) CPUs"
 # Idle and armed alternate in ABBA order across repetitions.
 rep=1
 while [ $rep -le $reps ]; do
@@ -156,7 +218,8 @@ if [ "$quick" = 1 ]; then
 else
 	handoffs="-n ${HANDOFFS:-2000}"
 fi
-if [ "$label" = patched ]; then
+[ -z "${SWITCH_ROUNDS:-}" ] || handoffs="$handoffs -s $SWITCH_ROUNDS"
+if [ "$label" = patched ] && [ "$mode" = wall ]; then
 	for m in futex swb perf proc; do
 		for c in same cross; do
 			run n/a 1 "handoff-$m-$c" "$BIN/handoff" $q $handoffs -m $m -c $c \
@@ -171,6 +234,20 @@ if [ "$label" = patched ]; then
 				-o "$outdir/usecase-timeline-$mname-${p}cpu.csv"
 		done
 	done
+	# Pre-wakes: a waiter parked on the benchmarks' own threads.
+	run n/a 1 prewake-pipe-same "$BIN/pipe" $q -w -c same
+	run n/a 1 prewake-pipe-cross "$BIN/pipe" $q -w -c cross
+	run n/a 1 prewake-hackbench "$BIN/hackbench" $q -w -T
+	# The waiter storm: up to 10^4 threads (each also a pid).
+	for f in pid_max threads-max; do
+		v=$(cat /proc/sys/kernel/$f)
+		if [ "$v" -lt 32768 ]; then
+			echo 32768 > /proc/sys/kernel/$f ||
+				fail "cannot raise kernel.$f from $v"
+		fi
+		echo "storm: kernel.$f=$(cat /proc/sys/kernel/$f)"
+	done
+	run n/a 1 storm "$BIN/storm" $q
 fi
 
 echo "guest-bench: $(($(wc -l < "$csv") - 1)) figures in $csv, $failures failures"

@@ -7,9 +7,10 @@ usage: report.py [-o OUTDIR] RESULT_DIR [RESULT_DIR...]
 Each RESULT_DIR is the OUTDIR of one guest-bench.sh run (one boot):
 results.csv (kernel,state,bench,variant,metric,value,rep), handoff-*.csv
 raw latency samples, usecase-timeline-*.csv and meta.txt.  The boot index
-is meta.txt's "boot=" when set, else the position on the command line.
-Kernel label "patched" is the patched kernel; any other label counts as
-pristine.
+is meta.txt's "boot=" when set, else the position on the command line;
+its mode is meta.txt's "mode=" (wall, or icount for the instruction-count
+boots), wall when unset (runs from before the icount mode).  Kernel label
+"patched" is the patched kernel; any other label counts as pristine.
 
 Writes to OUTDIR (default: report/):
   summary.csv      every figure below, long format
@@ -20,11 +21,22 @@ Writes to OUTDIR (default: report/):
                        a 95% bootstrap confidence interval (2000
                        resamples of the runs within each group, all boots
                        and repetitions pooled)
+                   (a2) the same in instructions, from the icount boots:
+                       mean +- standard deviation [min, max] over all
+                       repetitions, differences and ratios of means
                    (b) handoff latency p50/p99/p99.9 per method and CPU
                        placement, from the pooled raw samples (from the
                        BENCH percentiles, median over runs, when no raw
-                       file exists), ratios swb/futex and perf/swb
+                       file exists), with context switches per handoff;
+                       ratios swb/futex and perf/swb
+                   (b2) context switches per handoff: system-wide and
+                       each thread's own, pooled over runs
                    (c) the use case per mix/CPUs/policy, means over runs
+                   (d) pre-wakes: blocks, pre-wakes and spurious ones of
+                       the watched benchmarks, summed over runs
+                   (e) the waiter storm: returns 0 / -ESRCH, time to the
+                       last return, per number of waiters
+                   Tables without data (older runs) say so.
   handoff_cdf.png, usecase_timeline_1x1_1cpu.png, cost_ratios.png
                    when matplotlib is available and the data exist.
 Standard library and matplotlib only; missing pieces are skipped.
@@ -63,10 +75,12 @@ def read_meta(d):
 
 
 def load(dirs):
-    """Rows of all results.csv files, with their boot index added."""
+    """Rows of all results.csv files, with their boot index and mode added."""
     rows = []
     for i, d in enumerate(dirs, 1):
-        boot = read_meta(d).get("boot") or str(i)
+        meta = read_meta(d)
+        boot = meta.get("boot") or str(i)
+        mode = meta.get("mode") or "wall"
         path = os.path.join(d, "results.csv")
         try:
             with open(path, newline="") as f:
@@ -77,10 +91,15 @@ def load(dirs):
                         continue
                     r["boot"] = boot
                     r["dir"] = d
+                    r["mode"] = mode
                     rows.append(r)
         except OSError as e:
             warn("%s: %s" % (path, e))
     return rows
+
+
+def is_icount(r):
+    return r.get("mode") == "icount" or r["metric"].startswith("insns")
 
 
 def group_of(r):
@@ -122,13 +141,13 @@ def fmt(x, digits=3):
     return "%.*g" % (digits, x)
 
 
-def fmt_ratio(rc):
+def fmt_ratio(rc, digits=3):
     if not rc:
         return "-"
     p, lo, hi = rc
     if math.isnan(lo):
-        return "%.3f" % p
-    return "%.3f [%.3f, %.3f]" % (p, lo, hi)
+        return "%.*f" % (digits, p)
+    return "%.*f [%.*f, %.*f]" % (digits, p, digits, lo, digits, hi)
 
 
 def md_table(header, rows):
@@ -143,7 +162,7 @@ def md_table(header, rows):
 def cost_tables(rows, summary):
     groups = {}
     for r in rows:
-        if r["bench"] not in COST_BENCHES:
+        if r["bench"] not in COST_BENCHES or is_icount(r):
             continue
         key = (r["bench"], r["variant"], r["metric"])
         groups.setdefault(key, {}).setdefault(group_of(r), []).append(r["value"])
@@ -180,6 +199,63 @@ def cost_tables(rows, summary):
     return md, ratios
 
 
+# ---- (a2) cost in instructions (icount boots) ---------------------------
+
+def spread_cell(v):
+    if not v:
+        return "-"
+    mean = statistics.fmean(v)
+    sd = statistics.stdev(v) if len(v) > 1 else float("nan")
+    return "%s +- %s [%s, %s] (n=%d)" % (fmt(mean), fmt(sd), fmt(min(v)),
+                                         fmt(max(v)), len(v))
+
+
+def icount_table(rows, summary):
+    groups = {}
+    for r in rows:
+        if r["bench"] not in COST_BENCHES or not is_icount(r):
+            continue
+        key = (r["bench"], r["variant"], r["metric"])
+        groups.setdefault(key, {}).setdefault(group_of(r), []).append(r["value"])
+    if not groups:
+        return ""
+    table = []
+    for key in sorted(groups):
+        g = groups[key]
+        cells = list(key)
+        for name in ("pristine", "patched-idle", "patched-armed"):
+            v = g.get(name, [])
+            cells.append(spread_cell(v))
+            if v:
+                summary.append(("icount", *key, name, "mean", statistics.fmean(v)))
+                if len(v) > 1:
+                    summary.append(("icount", *key, name, "sd", statistics.stdev(v)))
+                summary.append(("icount", *key, name, "min", min(v)))
+                summary.append(("icount", *key, name, "max", max(v)))
+                summary.append(("icount", *key, name, "n", len(v)))
+        for label, num, den in (("idle-pristine", "patched-idle", "pristine"),
+                                ("armed-pristine", "patched-armed", "pristine")):
+            a, b = g.get(num, []), g.get(den, [])
+            if a and b:
+                d = statistics.fmean(a) - statistics.fmean(b)
+                cells.append("%+.1f" % d)
+                summary.append(("icount", *key, label, "difference", d))
+            else:
+                cells.append("-")
+        for label, num, den in (("idle/pristine", "patched-idle", "pristine"),
+                                ("armed/pristine", "patched-armed", "pristine")):
+            rc = ratio_ci(g.get(num, []), g.get(den, []))
+            cells.append(fmt_ratio(rc, 4))
+            if rc:
+                for stat, v in zip(("ratio", "ci_lo", "ci_hi"), rc):
+                    summary.append(("icount", *key, label, stat, v))
+        table.append(cells)
+    return md_table(["bench", "variant", "metric", "pristine", "patched idle",
+                     "patched armed", "idle - pristine", "armed - pristine",
+                     "idle/pristine [95% CI]", "armed/pristine [95% CI]"],
+                    table)
+
+
 # ---- (b) handoff latency ----------------------------------------------
 
 def handoff_samples(dirs):
@@ -201,7 +277,68 @@ def handoff_samples(dirs):
     return samples
 
 
-def handoff_tables(rows, samples, summary):
+SWITCH_METRICS = ("sw_target_vol", "sw_target_invol", "sw_waiter_vol",
+                  "sw_waiter_invol")
+
+
+def handoff_switches(rows):
+    """Per variant, the switch counts of all runs pooled (None if none)."""
+    runs = {}
+    for r in rows:
+        if r["bench"] == "handoff":
+            runs.setdefault(r["variant"], {}).setdefault(r["dir"], {}) \
+                .setdefault(r["metric"], r["value"])
+    out = {}
+    for var, per_dir in runs.items():
+        counted = [m for m in per_dir.values() if m.get("sw_n")]
+        res = {}
+        if counted:
+            n = sum(m["sw_n"] for m in counted)
+            res["n"] = n
+            res["missed"] = sum(m.get("sw_missed", 0) for m in counted)
+            for k in ("sw_mean",) + SWITCH_METRICS:
+                res[k] = sum(m.get(k, 0) * m["sw_n"] for m in counted) / n
+            res["p50"] = statistics.median(m["sw_p50"] for m in counted
+                                           if "sw_p50" in m)
+            res["min"] = min(m["sw_min"] for m in counted if "sw_min" in m)
+            res["max"] = max(m["sw_max"] for m in counted if "sw_max" in m)
+        rounds = [m for m in per_dir.values() if m.get("rounds")]
+        if rounds:
+            res["per_round"] = (sum(m.get("ctxt_per_round", 0) * m["rounds"]
+                                    for m in rounds) /
+                                sum(m["rounds"] for m in rounds))
+        if res:
+            out[var] = res
+    return out
+
+
+def switches_table(sw, summary):
+    table = []
+    for m in METHODS:
+        for c in PLACEMENTS:
+            var = "%s-%s" % (m, c)
+            s = sw.get(var)
+            if not s or "n" not in s:
+                continue
+            table.append([m, c, int(s["n"]), int(s["missed"]), fmt(s["sw_mean"]),
+                          fmt(s["p50"]), "%d-%d" % (s["min"], s["max"])] +
+                         [fmt(s[k]) for k in SWITCH_METRICS] +
+                         [fmt(s.get("per_round"))])
+            for k in ("n", "missed", "sw_mean", "p50", "min", "max") + \
+                    SWITCH_METRICS + ("per_round",):
+                if k in s:
+                    summary.append(("switches", "handoff", var, k, "pooled",
+                                    "value", s[k]))
+    if not table:
+        return ""
+    return md_table(["method", "cpus", "handoffs", "missed",
+                     "switches per handoff (mean)", "p50", "range",
+                     "target voluntary", "target nonvoluntary",
+                     "waiter voluntary", "waiter nonvoluntary",
+                     "switches per latency round"], table)
+
+
+def handoff_tables(rows, samples, summary, sw):
     bench = {}
     for r in rows:
         if r["bench"] == "handoff":
@@ -224,8 +361,10 @@ def handoff_tables(rows, samples, summary):
             else:
                 continue
             pct[(m, c)] = vals
+            s = sw.get(var, {})
             table.append([m, c, n, int(missed), src] +
-                         [fmt(vals[name] / 1000.0) for name, _ in PERCENTILES])
+                         [fmt(vals[name] / 1000.0) for name, _ in PERCENTILES] +
+                         [fmt(s.get("sw_mean")), fmt(s.get("p50"))])
             for name, _ in PERCENTILES:
                 summary.append(("handoff", "handoff", var, name + "_ns", "pooled",
                                 "value", vals[name]))
@@ -233,7 +372,8 @@ def handoff_tables(rows, samples, summary):
             summary.append(("handoff", "handoff", var, "missed", "pooled",
                             "value", missed))
     md = md_table(["method", "cpus", "n", "missed", "source"] +
-                  ["%s (us)" % name for name, _ in PERCENTILES], table)
+                  ["%s (us)" % name for name, _ in PERCENTILES] +
+                  ["switches per handoff (mean)", "(p50)"], table)
     rt = []
     for c in PLACEMENTS:
         for num, den in (("swb", "futex"), ("perf", "swb"), ("proc", "swb")):
@@ -297,6 +437,99 @@ def usecase_table(rows, summary):
         table.append(cells)
     return md_table(["mix", "cpus", "policy"] + list(USECASE_METRICS) + ["runs"],
                     table)
+
+
+# ---- (d) pre-wakes -------------------------------------------------------
+
+PREWAKE_SUMS = ("blocks", "prewakes", "spurious", "watcher_returns")
+
+
+def prewake_table(rows, summary):
+    vals = {}
+    for r in rows:
+        if r["bench"] == "prewake":
+            vals.setdefault(r["variant"], {}).setdefault(r["metric"], []) \
+                .append(r["value"])
+    table = []
+    for var in sorted(vals):
+        v = vals[var]
+        sums = {k: sum(v.get(k, [])) for k in PREWAKE_SUMS}
+        runs = max(len(v.get("watcher_returns", [])), len(v.get("blocks", [])))
+        has = "prewakes" in v
+        pct = (100.0 * sums["spurious"] / sums["prewakes"]
+               if has and sums["prewakes"] else None)
+        cover = (sums["prewakes"] / sums["blocks"]
+                 if has and sums["blocks"] else None)
+        if "ns_per_roundtrip" in v:
+            t = "%s us/round trip" % fmt(statistics.fmean(v["ns_per_roundtrip"]) / 1000.0)
+        elif "seconds" in v:
+            t = "%s s" % fmt(statistics.fmean(v["seconds"]))
+        else:
+            t = "-"
+        table.append([var, runs] +
+                     [int(sums[k]) if has or k == "watcher_returns" else "-"
+                      for k in PREWAKE_SUMS[:3]] +
+                     ["%.3f %%" % pct if pct is not None else "-",
+                      fmt(cover), int(sums["watcher_returns"]), t])
+        for k in PREWAKE_SUMS:
+            if k in v:
+                summary.append(("prewake", "prewake", var, k, "all", "sum", sums[k]))
+        if pct is not None:
+            summary.append(("prewake", "prewake", var, "spurious_pct", "all",
+                            "ratio", pct))
+        if cover is not None:
+            summary.append(("prewake", "prewake", var, "prewakes_per_block",
+                            "all", "ratio", cover))
+    if not table:
+        return ""
+    return md_table(["benchmark", "runs", "blocks", "pre-wakes", "spurious",
+                     "spurious / pre-wakes", "pre-wakes / blocks",
+                     "watcher returns", "time (mean, with watcher)"], table)
+
+
+# ---- (e) waiter storm ----------------------------------------------------
+
+def storm_table(rows, summary):
+    vals = {}
+    for r in rows:
+        if r["bench"] == "storm":
+            vals.setdefault(r["variant"], {}).setdefault(r["metric"], []) \
+                .append(r["value"])
+
+    def n_of(var):
+        try:
+            return int(var.lstrip("n"))
+        except ValueError:
+            return 0
+
+    table = []
+    for var in sorted(vals, key=n_of):
+        v = vals[var]
+        last = sorted(v.get("last_ms", []))
+        first = sorted(v.get("first_ms", []))
+        sums = {k: int(sum(v.get(k, []))) for k in ("ret0", "esrch", "early")}
+        runs = len(v.get("ret0", []))
+        table.append([n_of(var), runs, sums["ret0"], sums["esrch"],
+                      sums["early"],
+                      fmt(percentile(first, 50)) if first else "-",
+                      fmt(percentile(last, 50)) if last else "-",
+                      fmt(last[-1]) if last else "-"])
+        for k, x in sums.items():
+            summary.append(("storm", "storm", var, k, "all", "sum", x))
+        summary.append(("storm", "storm", var, "runs", "all", "count", runs))
+        if last:
+            summary.append(("storm", "storm", var, "last_ms", "all", "p50",
+                            percentile(last, 50)))
+            summary.append(("storm", "storm", var, "last_ms", "all", "max",
+                            last[-1]))
+        if first:
+            summary.append(("storm", "storm", var, "first_ms", "all", "p50",
+                            percentile(first, 50)))
+    if not table:
+        return ""
+    return md_table(["waiters", "runs", "returned 0", "returned -ESRCH",
+                     "early", "first return p50 (ms)", "last return p50 (ms)",
+                     "last return max (ms)"], table)
 
 
 # ---- plots --------------------------------------------------------------
@@ -422,11 +655,15 @@ def main():
     if not rows:
         warn("no results found")
     summary = []
-    kernels = sorted({(r["boot"], r["kernel"]) for r in rows})
     cost_md, ratios = cost_tables(rows, summary)
+    icount_md = icount_table(rows, summary)
     samples = handoff_samples(a.dirs)
-    handoff_md = handoff_tables(rows, samples, summary)
+    sw = handoff_switches(rows)
+    handoff_md = handoff_tables(rows, samples, summary, sw)
+    switches_md = switches_table(sw, summary)
     usecase_md = usecase_table(rows, summary)
+    prewake_md = prewake_table(rows, summary)
+    storm_md = storm_table(rows, summary)
 
     with open(os.path.join(a.outdir, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -437,6 +674,9 @@ def main():
 
     quick = sorted({read_meta(d).get("quick", "?") for d in a.dirs})
     uname = sorted({read_meta(d).get("uname", "?") for d in a.dirs})
+    kernels = sorted({(r["boot"], r["kernel"] +
+                       ("" if r["mode"] == "wall" else ", " + r["mode"]))
+                      for r in rows})
     md = ["# sched_wait_block() benchmark results\n",
           "Boots: %s. Quick mode: %s. Kernels: %s.\n" %
           (", ".join("%s (%s)" % bk for bk in kernels) or "none",
@@ -447,17 +687,53 @@ def main():
           "(2000 resamples of the runs within each group). Lower is better "
           "for all metrics.\n",
           cost_md or "No pipe/hackbench data.\n",
+          "## (a2) Cost in instructions (icount boots)\n",
+          "QEMU -icount shift=0,sleep=off, one vCPU: the guest's clock "
+          "counts executed instructions (1 ns = 1 instruction), so these "
+          "are instructions per pipe round trip (one CPU) and per hackbench "
+          "message. Cells: mean +- standard deviation [min, max] (n) over "
+          "all repetitions of all icount boots; differences of means in "
+          "instructions; ratios of means with a 95% bootstrap interval.\n",
+          icount_md or "No instruction-count boots in this run.\n",
           "## (b) Handoff latency\n",
           "Time from the target entering FUTEX_WAIT to the waiter running "
           "and knowing; percentiles of all raw samples pooled over boots, "
-          "in microseconds.\n",
+          "in microseconds. Switches per handoff: system-wide context "
+          "switches (/proc/stat ctxt) from the target's last reading before "
+          "it blocked to the waiter's first after it knew, in separate "
+          "counting rounds; see (b2).\n",
           handoff_md,
+          "## (b2) Context switches per handoff\n",
+          "Counting rounds pooled over boots. System-wide: /proc/stat's "
+          "ctxt, every CPU (p50: median of the runs' medians; range: "
+          "smallest and largest single handoff). Per thread: the means of "
+          "each thread's own voluntary_ctxt_switches (it blocked) and "
+          "nonvoluntary_ctxt_switches (it was preempted or yielded) over "
+          "the same window. Last column: ctxt over the latency rounds as a "
+          "whole, divided by their number: the round's own synchronisation "
+          "included.\n",
+          switches_md or "No context-switch counts in this run.\n",
           "## (c) Use case\n",
           "Means over runs. fg_slowdown: foreground wall time / the same "
           "invocation's alone run; bg_share_of_blocked: background run time "
           "during foreground blocks / blocked time; overlap_ms: both ran at "
           "once.\n",
-          usecase_md]
+          usecase_md,
+          "## (d) Pre-wakes\n",
+          "A sched_wait_block() waiter parked on the benchmark's own threads "
+          "(pipe -w: on the two ping-pong threads in turn; hackbench -w -T: "
+          "on the 40 tasks in turn); differences of notify.blocks, "
+          "notify.prewakes and notify.prewakes_spurious of the watched "
+          "threads over the run, summed over threads and boots. A pre-wake "
+          "is spurious if no block followed it.\n",
+          prewake_md or "No pre-wake counts in this run.\n",
+          "## (e) Waiter storm\n",
+          "N waiters in sched_wait_block(target, NULL, 0, NULL) on one "
+          "spinning thread, which then sleeps 100 ms and exits. Returns 0 "
+          "and -ESRCH summed over runs (all must be 0); early: returned "
+          "before the sleep; times from the start of the target's sleep to "
+          "the first and the last waiter's return, over all runs.\n",
+          storm_md or "No waiter-storm data in this run.\n"]
     made = plots(a.outdir, samples, ratios, a.dirs)
     if made:
         md.append("## Figures\n")

@@ -17,6 +17,12 @@
 # writes to $BUILD/bench/quick-report instead.  Benchmarks are not tests:
 # no figure fails this script; a program that fails, a guest that does
 # not come back, or a report that cannot be made does.
+#
+# Every boot of each kernel is followed by an instruction-count boot of
+# each (ICOUNT=0: none): single-threaded TCG with -icount shift=0,
+# sleep=off and one vCPU, where the guest's clock counts executed
+# instructions, running only the one-CPU cost benchmarks (pipe -c same,
+# hackbench) in their instruction-count form.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -80,9 +86,10 @@ build pristine "$BASE_TREE"
 build patched "$TREE"
 grep -q '^CONFIG_SCHED_WAIT_BLOCK=y' "$BUILD/bench-patched/.config" ||
 	die "the patched bench kernel lacks CONFIG_SCHED_WAIT_BLOCK"
-if ! diff <(grep -v -e SCHED_WAIT_BLOCK -e '^CONFIG_LOCALVERSION=' \
+# SCHED_NOTIFY: the scheduler side, which SCHED_WAIT_BLOCK selects (v2).
+if ! diff <(grep -v -e SCHED_WAIT_BLOCK -e SCHED_NOTIFY -e '^CONFIG_LOCALVERSION=' \
 		"$BUILD/bench-pristine/.config") \
-	  <(grep -v -e SCHED_WAIT_BLOCK -e '^CONFIG_LOCALVERSION=' \
+	  <(grep -v -e SCHED_WAIT_BLOCK -e SCHED_NOTIFY -e '^CONFIG_LOCALVERSION=' \
 		"$BUILD/bench-patched/.config") > /dev/null; then
 	die "the two bench kernels differ in more than CONFIG_SCHED_WAIT_BLOCK"
 fi
@@ -94,17 +101,31 @@ mkdir -p "$payload"
 make -s -C "$TOP/bench/src" HDR="$BUILD/bench-patched/usr/include" O="$payload"
 cp "$TOP/bench/guest-bench.sh" "$payload/"
 
-# guest KERNEL BOOT DIR: one boot of KERNEL (pristine or patched) running
-# every benchmark; results in DIR/out.  Fails if the guest did not run
-# the right kernel, sent no results, or the console shows a report.
+# The instruction-count boots: one vCPU (icount with several runs them
+# round-robin on one host thread, and the benchmarks measured need one),
+# single-threaded TCG (icount is incompatible with MTTCG), guest time = 1 ns
+# per instruction (shift=0), no sleeping when the guest idles (sleep=off:
+# the clock jumps to the next timer instead).
+ICOUNT=${ICOUNT:-1}
+ICOUNT_ACCEL="-accel tcg,thread=single"
+ICOUNT_ARGS="-icount shift=0,sleep=off"
+
+# guest KERNEL BOOT DIR [MODE]: one boot of KERNEL (pristine or patched)
+# running every benchmark (MODE wall, the default) or the instruction
+# counts (MODE icount); results in DIR/out.  Fails if the guest did not
+# run the right kernel, sent no results, or the console shows a report.
 guest() {
-	local kernel=$1 boot=$2 dir=$3 rc
+	local kernel=$1 boot=$2 dir=$3 mode=${4:-wall} rc
+	local accel=${ACCEL:-} smp=2 extra=
+	if [ "$mode" = icount ]; then
+		accel=$ICOUNT_ACCEL smp=1 extra=$ICOUNT_ARGS
+	fi
 	rm -rf "$dir" "$GUEST/extra"
 	mkdir -p "$dir" "$GUEST/extra/etc"
 	# The results go out through ttyS1, base64 (the tty adds CRs).
 	cat > "$GUEST/extra/etc/guest-cmd" <<-EOF
 		echo "BENCH-KERNEL: \$(uname -r)"
-		BOOT=$boot sh ./guest-bench.sh $kernel $QUICK /tmp/out
+		BOOT=$boot BENCH_MODE=$mode sh ./guest-bench.sh $kernel $QUICK /tmp/out
 		rc=\$?
 		tar -C /tmp -cz out | base64 > /dev/ttyS1
 		exit \$rc
@@ -112,8 +133,8 @@ guest() {
 	KSELFTEST=0 GEN_OBJ=$BUILD/bench-$kernel \
 		"$TOP"/ci/initramfs.sh "$GUEST/bench.cpio" "$payload" > /dev/null
 	set +e
-	KERNEL=$BUILD/bench-$kernel/arch/x86/boot/bzImage QEMU_SMP=2 \
-	QEMU_EXTRA="-serial file:$dir/ttyS1.b64" \
+	ACCEL=$accel KERNEL=$BUILD/bench-$kernel/arch/x86/boot/bzImage \
+	QEMU_SMP=$smp QEMU_EXTRA="-serial file:$dir/ttyS1.b64 $extra" \
 		"$TOP"/ci/qemu.sh -t "$guest_timeout" -l "$dir/console.log" \
 		"$GUEST/bench.cpio" > /dev/null
 	rc=$?
@@ -144,23 +165,29 @@ rm -rf "$runs"
 mkdir -p "$runs"
 failed=0
 : > "$BUILD/bench/attempts"
+modes=wall
+[ "$ICOUNT" = 0 ] || modes="wall icount"
 for boot in $(seq 1 "$BOOTS"); do
+	for mode in $modes; do
 	for kernel in pristine patched; do
 		dir=$runs/$(printf 'boot%02d-%s' "$boot" "$kernel")
+		[ "$mode" = wall ] || dir=$dir-$mode
 		for attempt in $(seq 0 "$retries"); do
-			banner "boot $boot of $BOOTS: $kernel kernel, attempt $((attempt + 1))"
-			guest "$kernel" "$boot" "$dir" && break
-			echo "bench: boot $boot ($kernel) failed; console: $dir/console.log"
+			banner "boot $boot of $BOOTS: $kernel kernel, $mode, attempt $((attempt + 1))"
+			guest "$kernel" "$boot" "$dir" "$mode" && break
+			echo "bench: boot $boot ($kernel, $mode) failed; console: $dir/console.log"
 			grep -a -v '^\s*$' "$dir/console.log" | tail -20
 			why=$(grep -a -m1 -E 'Oops|BUG:|WARNING:|panic' "$dir/console.log" | tr -d '\r')
 			rip=$(grep -a -m1 'RIP: 0010' "$dir/console.log" | tr -d '\r')
-			echo "boot $boot $kernel attempt $((attempt + 1)): ${why:-no kernel report} ${rip}" \
+			echo "boot $boot $kernel $mode attempt $((attempt + 1)): ${why:-no kernel report} ${rip}" \
 				>> "$BUILD/bench/attempts"
 			mv "$dir" "$dir.failed$((attempt + 1))"
 			[ "$attempt" -lt "$retries" ] || { failed=$((failed + 1)); break; }
 		done
 	done
+	done
 done
+echo "$modes" > "$BUILD/bench/modes"
 
 fi	# REPORT_ONLY
 
@@ -176,14 +203,23 @@ mkdir -p "$report"
 	echo "series: $(git -C "$TREE" log --oneline base..HEAD | wc -l) patches, kernel/ $(queue_hash | cut -c1-12)"
 	echo "config: selftests/guest.config + bench/bench.config (checked against $(basename "$DEBIAN_CONFIG")) + Kconfig defaults"
 	echo "qemu: $(qemu-system-x86_64 --version | head -1), $(qemu_accel_args), -smp 2 -m ${QEMU_MEM:-2048}"
+	if [ "$ICOUNT" != 0 ]; then
+		echo "qemu, instruction-count boots: $ICOUNT_ACCEL $ICOUNT_ARGS -smp 1 -m ${QEMU_MEM:-2048}"
+	fi
 	echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	echo "failed attempts (tried again): $(wc -l < "$BUILD/bench/attempts")"
 	sed 's/^/  /' "$BUILD/bench/attempts"
 } > "$BUILD/bench/environment"
 cp "$BUILD/bench/environment" "$report/ENVIRONMENT"
 # The raw data: every figure of every boot, and every handoff sample.
+# Boots of older runs may lack the instruction-count ones.
+shopt -s nullglob
+outs=("$runs"/boot??-{pristine,patched}{,-icount}/out)
+shopt -u nullglob
+# None at all: report.py says so and writes empty tables.
+[ ${#outs[@]} -gt 0 ] || outs=("$runs/no-boot-sent-results")
 mkdir -p "$report/raw"
-for d in "$runs"/boot??-{pristine,patched}; do
+for d in "$runs"/boot??-{pristine,patched}{,-icount}; do
 	[ -f "$d/out/results.csv" ] || continue
 	b=$(basename "$d")
 	cp "$d/out/results.csv" "$report/raw/$b-results.csv"
@@ -193,11 +229,14 @@ for d in "$runs"/boot??-{pristine,patched}; do
 	fi
 done
 # Debian's python3, for Debian's matplotlib.
-/usr/bin/python3 "$TOP/bench/report.py" -o "$report" "$runs"/boot??-{pristine,patched}/out
+/usr/bin/python3 "$TOP/bench/report.py" -o "$report" "${outs[@]}"
 cat "$report/ENVIRONMENT"
 
 [ "${REPORT_ONLY:-0}" = 1 ] && failed=0
-pass=$((2 * BOOTS - failed))
+nr_modes=1
+[ ! -f "$BUILD/bench/modes" ] || nr_modes=$(wc -w < "$BUILD/bench/modes")
+boots=$((2 * BOOTS * nr_modes))
+pass=$((boots - failed))
 echo "$pass $failed 0" > "$BUILD/results/bench"
-echo "bench: $pass of $((2 * BOOTS)) boots ran every benchmark; report in $report"
+echo "bench: $pass of $boots boots ran every benchmark; report in $report"
 [ $failed -eq 0 ]

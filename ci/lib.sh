@@ -12,19 +12,19 @@ GUEST=$BUILD/guest		# initramfs and console logs
 KSTOBJ=$BUILD/kselftest-obj	# selftests' objects
 SELFTEST_TARGETS=$TOP/selftests/targets
 
-# Which test kernel: kasan (make check), kcsan (make check-kcsan), arm64
-# (make check-arm64), or for make regress, the same debug kernel with
-# every KUnit suite, from the pristine tree (regress-pristine) or from
-# the series (regress-patched).  All but kasan build in folders of their
-# own.
+# Which test kernel: kasan (make check), kcsan (make check-kcsan), rt
+# (make check-rt), arm64 (make check-arm64), or for make regress, the
+# same debug kernel with every KUnit suite, from the pristine tree
+# (regress-pristine) or from the series (regress-patched).  All but kasan
+# build in folders of their own.
 VARIANT=${VARIANT:-kasan}
 case $VARIANT in
 kasan)	ARCH=x86_64 ;;
-kcsan|regress-pristine|regress-patched)
+kcsan|rt|regress-pristine|regress-patched)
 	ARCH=x86_64 OBJ=$BUILD/obj-$VARIANT GUEST=$BUILD/guest-$VARIANT
 	KST=$BUILD/kselftest-$VARIANT KSTOBJ=$BUILD/kselftest-obj-$VARIANT ;;
 arm64)	ARCH=arm64 OBJ=$BUILD/obj-arm64 GUEST=$BUILD/guest-arm64 ;;
-*)	echo "VARIANT=$VARIANT: kasan, kcsan, arm64, regress-*" >&2; exit 1 ;;
+*)	echo "VARIANT=$VARIANT: kasan, kcsan, rt, arm64, regress-*" >&2; exit 1 ;;
 esac
 case $VARIANT in
 regress-*)
@@ -90,6 +90,12 @@ regress-*)
 		     --kunitconfig="$TOP/selftests/guest.config"
 		     "--make_options=CC=ccache gcc") ;;
 esac
+# PREEMPT_RT (kunit/rt.config) and PREEMPT, which debug.config and the
+# series' .kunitconfig may ask for, are members of one Kconfig choice.
+# kunit.py rejects two values for one option across --kunitconfig files,
+# but --kconfig_add overrides them all: PREEMPT off, then PREEMPT_RT wins
+# the choice and kunit.py's check of the .config passes.
+[ "$VARIANT" = rt ] && KUNIT_ARGS+=(--kconfig_add=CONFIG_PREEMPT=n)
 
 # ccache, shared by every checkout on the machine: paths under $BUILD are
 # hashed relative to it, so a fresh clone in another folder (as CI makes)

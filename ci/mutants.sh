@@ -4,12 +4,13 @@
 # make mutants [MUTANTS="name ..."]: prove that the tests can fail.  Each
 # mutant breaks the series (or the harness) in one known way, in the
 # working copy of the tree; the stage named for it must then fail, and
-# the mutant is undone.  Exits non-zero if some mutant survived.  Three
+# the mutant is undone.  Exits non-zero if some mutant survived.  Four
 # mutants are bugs for the kernel's detectors rather than for the tests:
-# a wakeup under the rq lock (lockdep), a lost put_task_struct()
-# (kmemleak), a wait-queue entry left behind (caught first by
-# __might_sleep(): the task is left TASK_INTERRUPTIBLE); the summary
-# names what caught each.
+# a wakeup under the rq lock (lockdep), a sleeping lock taken with
+# preemption off on PREEMPT_RT (DEBUG_ATOMIC_SLEEP, on the RT kernel of
+# make check-rt: stage "kunit@rt"), a lost put_task_struct() (kmemleak),
+# a waiter's entry left queued; the summary names what caught each.
+# Several answer findings of the review of v1 (see the cover letter).
 # Not part of make check: each mutant costs an incremental build and a
 # boot.  Results go to $BUILD/mutants/.
 set -euo pipefail
@@ -20,15 +21,23 @@ set -euo pipefail
 
 # name|file|old text|new text|stage that must catch it|what it breaks
 MUTANTS_TABLE=$(cat <<'TABLE'
-preemption|kernel/sched/core.c|		if (try_to_block_task(rq, prev, \&prev_state))\n			sched_wait_block_blocked(rq, prev);\n		switch_count = \&prev->nvcsw;\n	}\n|		try_to_block_task(rq, prev, \&prev_state);\n		switch_count = \&prev->nvcsw;\n	}\n	if (prev_state)\n		sched_wait_block_blocked(rq, prev);\n|kunit|count every switch-out with a sleeping state, preemption included, as the 2009 prototype did (prev->state != 0)
-no-exit-wakeup|kernel/sched/sched.h|	if (static_branch_unlikely(&sched_wait_block_active.key) \&\&\n	    p->sched_wait_block_waiters) {|	if (static_branch_unlikely(\&sched_wait_block_active.key) \&\&\n	    p->sched_wait_block_waiters \&\& !(p->flags \& PF_EXITING)) {|kunit|do not wake the waiters of an exiting task
-level-triggered|kernel/sched/wait_block.c|	if (READ_ONCE(p->sched_wait_block_seq) != w->seq)|	if (!task_is_runnable(p))|kunit|wait for the blocked state instead of the block event, as the 2009 prototype did
-no-permission|kernel/sched/wait_block.c|	else if (!ptrace_may_access(p, PTRACE_MODE_READ_REALCREDS))|	else if (0)|selftests|skip the ptrace_may_access() check
-warn-in-guest|kernel/sched/wait_block.c|	ret = wait_block_check_args(pid, flags);|	WARN_ON_ONCE(pid == 1);\n	ret = wait_block_check_args(pid, flags);|selftests|a WARN_ON hit while the selftests run
-broken-selftest|tools/testing/selftests/sched_wait_block/sched_wait_block_test.c|	EXPECT_EQ(EDEADLK, errno);\n	EXPECT_EQ(-1, sys_sched_wait_block(sys_gettid(), NULL, 0));|	EXPECT_EQ(EPERM, errno);\n	EXPECT_EQ(-1, sys_sched_wait_block(sys_gettid(), NULL, 0));|selftests|a selftest that expects the wrong errno
-wake-under-rq-lock|kernel/sched/sched.h|		rq->wait_block_seq = \&p->sched_wait_block_seq;\n|		rq->wait_block_seq = \&p->sched_wait_block_seq;\n		sched_wait_block_wake(\&p->sched_wait_block_seq);\n|kunit|wake the waiters from __schedule(), under the rq lock, as the 2009 prototype did (lockdep)
-missing-put|kernel/sched/wait_block.c|		ret = sched_wait_block_task(p, ktp);\n\n	put_task_struct(p);\n|		ret = sched_wait_block_task(p, ktp);\n\n|selftests|leak the reference the system call takes on its target (kmemleak)
-wq-entry-left|kernel/sched/wait_block.c|	finish_wait(wq_head, \&wbq_entry.wq_entry);|	if (ret != -ESRCH)\n		finish_wait(wq_head, \&wbq_entry.wq_entry);|selftests|leave the waiter's wait-queue entry queued when its target exits (DEBUG_ATOMIC_SLEEP, KASAN, list debugging)
+preemption|kernel/sched/core.c|		if (try_to_block_task(rq, prev, \&prev_state))\n			sched_notify_blocked(rq, prev, prev_state);\n		switch_count = \&prev->nvcsw;\n	}\n|		try_to_block_task(rq, prev, \&prev_state);\n		switch_count = \&prev->nvcsw;\n	}\n	if (prev_state)\n		sched_notify_blocked(rq, prev, prev_state);\n|kunit|count every switch-out with a sleeping state, preemption included, as the 2009 prototype did (prev->state != 0)
+no-exit-wakeup|kernel/sched/sched.h|	WRITE_ONCE(n->seq, n->seq + (prev_state == TASK_DEAD ?\n				     SCHED_NOTIFY_DEAD : SCHED_NOTIFY_BLOCK));|	if (prev_state == TASK_DEAD)\n		return;\n	WRITE_ONCE(n->seq, n->seq + SCHED_NOTIFY_BLOCK);|kunit|do not tell the waiters of a task that it died
+level-triggered|kernel/sched/syscalls.c|	if ((seq \& ~SCHED_NOTIFY_DEAD) != wb->w.seq)\n		return 0;|	if (!task_is_runnable(wb->p))\n		return 0;|kunit|wait for the blocked state instead of the block event, as the 2009 prototype did
+exit-before-block|kernel/sched/syscalls.c|	if ((seq \& ~SCHED_NOTIFY_DEAD) != wb->w.seq)\n		return 0;\n	if (seq \& SCHED_NOTIFY_DEAD)\n		return -ESRCH;|	if (seq \& SCHED_NOTIFY_DEAD)\n		return -ESRCH;\n	if ((seq \& ~SCHED_NOTIFY_DEAD) != wb->w.seq)\n		return 0;|kunit|report the exit before a block counted earlier, as v1 did (review finding 10)
+count-while-waited|kernel/sched/sched.h|	if (!n)\n		return;\n	lockdep_assert_rq_held(rq);|	if (!n)\n		return;\n	if (!READ_ONCE(n->nr_waiters))\n		return;\n	lockdep_assert_rq_held(rq);|kunit|count blocks only while somebody waits, as v1 did: a block between two calls is lost (review finding 4)
+no-prewake|kernel/sched/core.c|	sched_notify_submit(tsk);\n|\n|kunit|no wakeup before the switch: two context switches per handoff on one CPU
+chain-break|kernel/sched/core.c|	if (first)\n		sched_notify_wake_first(n, 0);|	(void)first;|kunit|a waiter that leaves does not wake the next one: only the first of many waiters learns of a block
+key-per-call|kernel/sched/syscalls.c|	wb->p = p;\n	wb->n = NULL;\n	wb->queued = false;\n|	wb->p = p;\n	wb->n = NULL;\n	wb->queued = false;\n	static_branch_inc(\&sched_notify_key.key);\n|kunit|take the static key in every call, as v1 did (review finding 5)
+wake-under-rq-lock|kernel/sched/sched.h|		rq->notify_prev = n;\n|		__sched_notify_wake(n);\n|kunit|wake the waiters from __schedule(), under the rq lock, as the 2009 prototype did (lockdep)
+sleeping-lock-on-rt|kernel/sched/core.c|	lockdep_assert_preemption_disabled();\n	raw_spin_lock_irqsave(\&n->lock, flags);|	lockdep_assert_preemption_disabled();\n	wake_up_var(n);\n	raw_spin_lock_irqsave(\&n->lock, flags);|kunit@rt|take a spinlock_t (a wait queue's, as v1 did) in finish_task_switch(): a sleeping lock on PREEMPT_RT (review finding 1)
+no-permission|kernel/sched/syscalls.c|	if (!ptrace_may_access(p, PTRACE_MODE_READ_REALCREDS)) {\n		ret = -EPERM;|	if (0) {\n		ret = -EPERM;|selftests|skip the ptrace_may_access() check
+no-exec-recheck|kernel/sched/syscalls.c|	if (p->self_exec_id != wb->exec_id \&\&|	if (0 \&\& p->self_exec_id != wb->exec_id \&\&|selftests|report a block after a setuid exec of the target to a waiter that may not watch the new image (review finding 3)
+restart-fresh|kernel/sched/syscalls.c|			ret = -ERESTART_RESTARTBLOCK;|			ret = -ERESTARTNOHAND;|selftests|restart with the full relative timeout and a new snapshot, as v1 did (review finding 4)
+warn-in-guest|kernel/sched/syscalls.c|	ret = wait_block_check_args(pid, flags);\n	if (ret)\n		return ret;\n\n	if (timeout) {|	WARN_ON_ONCE(pid == 1);\n	ret = wait_block_check_args(pid, flags);\n	if (ret)\n		return ret;\n\n	if (timeout) {|selftests|a WARN_ON hit while the selftests run
+broken-selftest|tools/testing/selftests/sched_wait_block/sched_wait_block_test.c|	EXPECT_EQ(EDEADLK, errno);|	EXPECT_EQ(EPERM, errno);|selftests|a selftest that expects the wrong errno
+missing-put|kernel/sched/syscalls.c|	put_task_struct(p);\n\n	return ret;\n}\n\nstatic long sched_wait_block_restart|\n	return ret;\n}\n\nstatic long sched_wait_block_restart|selftests|leak the reference the system call takes on its target (kmemleak)
+waiter-left-queued|kernel/sched/syscalls.c|	if (wb->queued)\n		sched_notify_del_waiter(wb->n, \&wb->w);|	if (wb->queued \&\& wait_block_result(wb) != -ESRCH)\n		sched_notify_del_waiter(wb->n, \&wb->w);|kunit|leave the waiter's on-stack entry queued when its target exits (list debugging, KASAN, the WARN in sched_notify_free())
 failing-kunit|kernel/sched/tests/wait_block_kunit.c|	KUNIT_EXPECT_EQ(test, -EDEADLK, sched_wait_block_task(current, NULL));|	KUNIT_EXPECT_EQ(test, -EPERM, sched_wait_block_task(current, NULL));|kunit|a KUnit case that expects the wrong error
 TABLE
 )
@@ -53,8 +62,12 @@ open(path, 'w').write(s.replace(old, new))
 PY
 	set +e
 	log=$BUILD/mutants/$name.log
-	# make check, limited to the stage that must catch the mutant.
-	STAGES=$catcher TESTS=sched_wait_block:sched_wait_block_test \
+	# make check, limited to the stage that must catch the mutant, on
+	# the variant named after "@" (kunit@rt: the PREEMPT_RT kernel).
+	variant=kasan
+	case $catcher in *@*) variant=${catcher#*@} catcher=${catcher%@*} ;; esac
+	VARIANT=$variant STAGES=$catcher \
+		TESTS=${MUTANT_TESTS:-sched_wait_block:sched_wait_block_test sched_wait_block:sched_wait_block_security} \
 		KUNIT_TIMEOUT=600 SELFTESTS_TIMEOUT=1200 \
 		"$TOP"/ci/check.sh > "$log" 2>&1
 	rc=$?

@@ -97,13 +97,19 @@ static void *foreground(void *arg)
 
 static void *background(void *arg)
 {
+	__u64 count = 0;	/* the foreground's block count last seen */
 	pid_t tid;
 
 	pin(cpus_allowed);
 	while (!(tid = atomic_load(&fg_tid)))
 		sched_yield();
 	for (;;) {
-		long ret = syscall(__NR_sched_wait_block, tid, NULL, 0);
+		/*
+		 * With the count, a sleep of the foreground that falls between
+		 * two calls (while we do a chunk) is not lost: the next call
+		 * returns at once.
+		 */
+		long ret = syscall(__NR_sched_wait_block, tid, NULL, 0, &count);
 
 		if (ret == 0 && nr_chunks < MAX_CHUNKS) {
 			chunks[nr_chunks].start = now_ns();
@@ -215,7 +221,7 @@ int main(void)
 
 	uname(&u);
 	printf("kernel %s %s\n", u.release, u.version);
-	ret = syscall(__NR_sched_wait_block, 0, NULL, 0);
+	ret = syscall(__NR_sched_wait_block, syscall(SYS_gettid), NULL, 0, NULL);
 	if (ret == -1 && errno == ENOSYS) {
 		printf("sched_wait_block (%d): not present\n",
 		       __NR_sched_wait_block);

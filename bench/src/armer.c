@@ -21,9 +21,17 @@
  * Once every waiter sleeps in the call (state S in
  * /proc/self/task/<tid>/stat) the armer prints "ARMED" and waits for
  * SIGTERM/SIGINT or the end of -t SECONDS; then it kills the child,
- * reports how many times the waiters returned (expected: 0 with the
- * cgroup; a return means the child blocked, e.g. on a page fault) and
- * exits 0.
+ * reports how many times the waiters returned before that (expected: 0
+ * with the cgroup; a return means the child blocked, e.g. on a page
+ * fault) and exits 0.
+ *
+ * In the second version of the series the static key is held by each
+ * watched task (a task somebody called sched_wait_block() on), from the
+ * first call until the task is freed, plus one second; the waiters no
+ * longer matter to it.  So the armed state lasts as long as the child
+ * exists, and the armer reaps the child (waitpid()) before it lets its
+ * waiters go and exits: once the armer has exited, the child is gone
+ * and the key goes off a second later, after an RCU grace period.
  *
  *   -w W      waiter threads (default 4)
  *   -t S      run for S seconds (default: until killed)
@@ -46,6 +54,7 @@
 
 static pid_t child;
 static atomic_long returns;
+static atomic_int killing;		/* returns from now on are the kill's */
 static atomic_int waiter_errno;
 static atomic_int tids[MAX_WAITERS];
 static char cg_dir[128];
@@ -134,6 +143,7 @@ static void throttle_child_idle(void)
 
 static void cleanup(void)
 {
+	atomic_store(&killing, 1);
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
@@ -151,7 +161,9 @@ static void *waiter(void *arg)
 	atomic_store(tid, gettid_());
 	for (;;) {
 		if (sched_wait_block(child, NULL, 0) == 0) {
-			atomic_fetch_add(&returns, 1);
+			/* A block inside do_exit() is a block too (v2). */
+			if (!atomic_load(&killing))
+				atomic_fetch_add(&returns, 1);
 			continue;
 		}
 		if (errno != ESRCH)	/* ESRCH: the child was killed */

@@ -118,11 +118,22 @@ static inline void need_cpus(int n)
 		die("this run needs %d CPUs", n);
 }
 
+/*
+ * The v2 call: @count is NULL (a snapshot of the target's block count is
+ * taken on entry) or the count the caller last saw, updated on return.
+ */
+static inline long sched_wait_block_count(pid_t pid,
+					  const struct __kernel_timespec *timeout,
+					  unsigned int flags, __u64 *count)
+{
+	return syscall(__NR_sched_wait_block, pid, timeout, flags, count);
+}
+
 static inline long sched_wait_block(pid_t pid,
 				    const struct __kernel_timespec *timeout,
 				    unsigned int flags)
 {
-	return syscall(__NR_sched_wait_block, pid, timeout, flags);
+	return sched_wait_block_count(pid, timeout, flags, NULL);
 }
 
 /* FUTEX_WAIT with an optional relative timeout in ns (0: none). */
@@ -272,6 +283,153 @@ static inline char proc_state(int fd)
 	if (!p || p[1] != ' ' || !p[2])
 		die("unexpected stat line '%s'", buf);
 	return p[2];
+}
+
+/*
+ * Read a whole /proc file, from offset 0, into @buf (NUL-terminated);
+ * the descriptor can be reused.  Returns the length, or -1 if the task
+ * the file belongs to is gone (ESRCH).  Dies if @size is too small.
+ */
+static inline ssize_t proc_read_all(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = pread(fd, buf + len, size - 1 - len, len);
+		if (n < 0 && errno == ESRCH)
+			return -1;
+		if (n < 0)
+			die_errno("pread /proc");
+		if (!n)
+			break;
+		len += n;
+		if (len == size - 1)
+			die("a /proc file is larger than %zu bytes", size - 1);
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+/*
+ * The number after the line that starts with @name in @buf, past blanks
+ * and a colon ("ctxt 123", "voluntary_ctxt_switches:\t4",
+ * "notify.blocks      :      5"); -1 if there is no such line.
+ */
+static inline long long proc_field(const char *buf, const char *name)
+{
+	size_t len = strlen(name);
+	const char *line = buf;
+
+	while (line && *line) {
+		if (!strncmp(line, name, len) &&
+		    line[len] && strchr(" \t:", line[len])) {
+			const char *p = line + len;
+
+			while (*p == ' ' || *p == '\t' || *p == ':')
+				p++;
+			return strtoll(p, NULL, 10);
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return -1;
+}
+
+/* Open a /proc file read-only or die. */
+static inline int proc_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die_errno(path);
+	return fd;
+}
+
+#define PROC_BUF_SIZE	65536
+
+/*
+ * System-wide context switches so far: the "ctxt" line of /proc/stat
+ * (the sum of every CPU's rq->nr_switches), read through @fd.
+ */
+static inline long long proc_ctxt(int fd, char *buf)
+{
+	long long v;
+
+	proc_read_all(fd, buf, PROC_BUF_SIZE);
+	v = proc_field(buf, "ctxt");
+	if (v < 0)
+		die("/proc/stat: no ctxt line");
+	return v;
+}
+
+/* A thread's context switches, from /proc/.../status. */
+struct csw {
+	long long vol;		/* voluntary_ctxt_switches: blocked */
+	long long invol;	/* nonvoluntary_ctxt_switches: preempted, yielded */
+};
+
+/* Open /proc/self/task/<tid>/status for proc_csw(). */
+static inline int proc_status_open(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	return proc_open(path);
+}
+
+static inline void proc_csw(int fd, char *buf, struct csw *c)
+{
+	if (proc_read_all(fd, buf, PROC_BUF_SIZE) < 0)
+		die("proc_csw: task gone");
+	c->vol = proc_field(buf, "voluntary_ctxt_switches");
+	c->invol = proc_field(buf, "nonvoluntary_ctxt_switches");
+	if (c->vol < 0 || c->invol < 0)
+		die("/proc/.../status: no *ctxt_switches lines");
+}
+
+/*
+ * What the v2 kernel counts for a watched thread (kernel/sched/debug.c,
+ * in /proc/<pid>/task/<tid>/sched): its blocks, the pre-wakes of a waiter
+ * before its __schedule(), and the pre-wakes not followed by a block.
+ * A thread nobody ever waited for has no such lines: all 0, @valid false.
+ */
+struct notify_stats {
+	long long blocks, prewakes, spurious;
+	bool valid;
+};
+
+/* Read them for thread @tid of process @pid; false if the task is gone. */
+static inline bool proc_notify(pid_t pid, pid_t tid, struct notify_stats *s)
+{
+	char path[80], *buf = malloc(PROC_BUF_SIZE);
+	ssize_t n;
+	int fd;
+
+	if (!buf)
+		die("out of memory");
+	memset(s, 0, sizeof(*s));
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		free(buf);
+		return false;
+	}
+	if (fd < 0)
+		die_errno(path);
+	n = proc_read_all(fd, buf, PROC_BUF_SIZE);
+	close(fd);
+	if (n >= 0) {
+		s->blocks = proc_field(buf, "notify.blocks");
+		s->prewakes = proc_field(buf, "notify.prewakes");
+		s->spurious = proc_field(buf, "notify.prewakes_spurious");
+		s->valid = s->blocks >= 0 && s->prewakes >= 0 && s->spurious >= 0;
+		if (!s->valid)
+			s->blocks = s->prewakes = s->spurious = 0;
+	}
+	free(buf);
+	return n >= 0;
 }
 
 #endif /* BENCH_COMMON_H */

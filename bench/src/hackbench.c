@@ -18,8 +18,30 @@
  *   -T        threads instead of processes
  *   -P        pipes instead of socketpairs
  *   -q        quick: L = 10
+ *   -I        the guest runs under QEMU -icount shift=0 (1 ns of guest
+ *             time = 1 instruction): report instructions per message
+ *             (G * 20 * 20 * L messages) instead of seconds
+ *   -w        watched (sched_wait_block() v2 kernels only): a watcher
+ *             thread in the parent keeps a waiter parked on the tasks,
+ *             and their pre-wakes are read from the kernel
+ *
+ * Watched mode: the watcher loops over all tasks,
+ *
+ *	for (i = 0; ; i = (i + 1) % nr_tasks)
+ *		sched_wait_block(tid[i], NULL, 0, NULL);
+ *
+ * A call on a blocked task returns at once, a call on a running or
+ * runnable one parks until that task blocks, so a waiter sits on one of
+ * the tasks that run, which then pre-wakes it as it blocks.  In this mode
+ * every task, when done, reports to the parent and waits for its release,
+ * so that the parent can read notify.blocks, notify.prewakes and
+ * notify.prewakes_spurious of every task (/proc/<pid>/task/<tid>/sched)
+ * before they exit; the time is taken when the last one reported.
  *
  * Output: BENCH,hackbench,g<G>[-threads][-pipe],seconds,<x>
+ *         (-I: insns_per_msg)
+ *         -w: BENCH,prewake,hackbench-g<G>[-threads][-pipe],{blocks,
+ *             prewakes,spurious,spurious_pct,watcher_returns,seconds},<x>
  */
 #include "common.h"
 #include <poll.h>
@@ -32,13 +54,18 @@
 struct task {
 	pthread_t thr;
 	pid_t pid;
+	atomic_int tid;			/* threads: the thread's ID */
 	bool sender;
 	int fd;				/* receiver: its read end */
 	int *out;			/* sender: the group's write ends */
 };
 
-static int nr_groups = 1, loops = 50, use_threads, use_pipes;
-static int ready_pipe[2], go_pipe[2];
+static int nr_groups = 1, loops = 50, use_threads, use_pipes, watched;
+static int ready_pipe[2], go_pipe[2], done_pipe[2], quit_pipe[2];
+static struct task *tasks;
+static int nr_tasks;
+static atomic_int stop;
+static long watcher_returns;
 
 /* Tell the parent we are ready and wait for its "go" (go_pipe closed). */
 static void ready_and_wait(void)
@@ -92,15 +119,68 @@ static void do_receiver(struct task *t)
 	}
 }
 
+/* Watched: report "done" and wait until the parent read our counts. */
+static void done_and_wait(void)
+{
+	struct pollfd pfd = { .fd = quit_pipe[0], .events = POLLIN };
+	char c = 'd';
+
+	if (write(done_pipe[1], &c, 1) != 1)
+		die_errno("write done");
+	if (poll(&pfd, 1, -1) != 1)
+		die_errno("poll quit");
+}
+
 static void *task_fn(void *arg)
 {
 	struct task *t = arg;
 
+	atomic_store(&t->tid, gettid_());
 	if (t->sender)
 		do_sender(t);
 	else
 		do_receiver(t);
+	if (watched)
+		done_and_wait();
 	return NULL;
+}
+
+static pid_t task_tid(struct task *t)
+{
+	return use_threads ? atomic_load(&t->tid) : t->pid;
+}
+
+static void *watcher(void *arg)
+{
+	int i;
+
+	for (i = 0; !atomic_load(&stop); i = (i + 1) % nr_tasks) {
+		if (sched_wait_block(task_tid(&tasks[i]), NULL, 0))
+			die_errno("sched_wait_block");
+		watcher_returns++;
+	}
+	return NULL;
+}
+
+/* Every task's counts, summed; false if the kernel has no such lines. */
+static bool read_notify(struct notify_stats *sum)
+{
+	struct notify_stats s;
+	bool valid = true;
+	int i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < nr_tasks; i++) {
+		pid_t tid = task_tid(&tasks[i]);
+
+		if (!proc_notify(use_threads ? getpid() : tid, tid, &s))
+			die("hackbench: task %d gone", tid);
+		valid &= s.valid;
+		sum->blocks += s.blocks;
+		sum->prewakes += s.prewakes;
+		sum->spurious += s.spurious;
+	}
+	return valid;
 }
 
 static void start_task(struct task *t)
@@ -117,7 +197,9 @@ static void start_task(struct task *t)
 	if (t->pid < 0)
 		die_errno("fork");
 	if (t->pid == 0) {
-		close(go_pipe[1]);	/* only the parent may hold it */
+		close(go_pipe[1]);	/* only the parent may hold them */
+		if (watched)
+			close(quit_pipe[1]);
 		task_fn(t);
 		_exit(0);
 	}
@@ -125,20 +207,28 @@ static void start_task(struct task *t)
 
 static void usage(void)
 {
-	die("usage: hackbench [-q] [-g GROUPS] [-l LOOPS] [-T] [-P]");
+	die("usage: hackbench [-q] [-I] [-w] [-g GROUPS] [-l LOOPS] [-T] [-P]");
 }
 
 int main(int argc, char **argv)
 {
-	int nr_tasks, g, i, opt, failed = 0, err;
-	struct task *tasks;
-	long long t0, t1;
+	int g, i, opt, failed = 0, err, icount = 0;
+	struct notify_stats before, after;
+	bool valid = false;
+	pthread_t thr_w;
+	long long t0, t1 = 0;
 	char variant[64];
 
-	while ((opt = getopt(argc, argv, "qg:l:TP")) != -1) {
+	while ((opt = getopt(argc, argv, "qIwg:l:TP")) != -1) {
 		switch (opt) {
 		case 'q':
 			loops = 10;
+			break;
+		case 'I':
+			icount = 1;
+			break;
+		case 'w':
+			watched = 1;
 			break;
 		case 'g':
 			nr_groups = parse_long(optarg, "-g", 1);
@@ -163,7 +253,8 @@ int main(int argc, char **argv)
 	tasks = calloc(nr_tasks, sizeof(*tasks));
 	if (!tasks)
 		die("out of memory");
-	if (pipe(ready_pipe) || pipe(go_pipe))
+	if (pipe(ready_pipe) || pipe(go_pipe) || pipe(done_pipe) ||
+	    pipe(quit_pipe))
 		die_errno("pipe");
 
 	for (g = 0; g < nr_groups; g++) {
@@ -196,8 +287,32 @@ int main(int argc, char **argv)
 		if (read(ready_pipe[0], &c, 1) != 1)
 			die_errno("read ready");
 	}
+	if (watched) {
+		/* Before anybody watches them: no counts yet, or old ones. */
+		read_notify(&before);
+		err = pthread_create(&thr_w, NULL, watcher, NULL);
+		if (err)
+			die("pthread_create: %s", strerror(err));
+	}
 	t0 = now_ns();
 	close(go_pipe[1]);
+
+	if (watched) {
+		for (i = 0; i < nr_tasks; i++) {
+			char c;
+
+			if (read(done_pipe[0], &c, 1) != 1)
+				die_errno("read done");
+		}
+		t1 = now_ns();
+		/* Every task blocks in poll() now, which ends the watcher's call. */
+		atomic_store(&stop, 1);
+		err = pthread_join(thr_w, NULL);
+		if (err)
+			die("pthread_join: %s", strerror(err));
+		valid = read_notify(&after);
+		close(quit_pipe[1]);
+	}
 
 	for (i = 0; i < nr_tasks; i++) {
 		if (use_threads) {
@@ -213,15 +328,47 @@ int main(int argc, char **argv)
 				failed++;
 		}
 	}
-	t1 = now_ns();
+	if (!watched)
+		t1 = now_ns();
 	if (failed)
 		die("hackbench: %d tasks failed", failed);
 
 	snprintf(variant, sizeof(variant), "g%d%s%s", nr_groups,
 		 use_threads ? "-threads" : "", use_pipes ? "-pipe" : "");
-	printf("hackbench: %d groups, %d %s, %d loops, %s: %.3f s\n",
+	printf("hackbench: %d groups, %d %s, %d loops, %s: %.3f s%s\n",
 	       nr_groups, nr_tasks, use_threads ? "threads" : "processes",
-	       loops, use_pipes ? "pipes" : "socketpairs", (t1 - t0) / 1e9);
-	bench_print("hackbench", variant, "seconds", (t1 - t0) / 1e9);
+	       loops, use_pipes ? "pipes" : "socketpairs", (t1 - t0) / 1e9,
+	       icount ? " of guest time (-I: instructions / 1e9)" :
+	       watched ? ", watched" : "");
+	if (watched) {
+		char pv[80];
+
+		snprintf(pv, sizeof(pv), "hackbench-%s", variant);
+		after.blocks -= before.blocks;
+		after.prewakes -= before.prewakes;
+		after.spurious -= before.spurious;
+		printf("hackbench: %lld blocks, %lld pre-wakes, %lld spurious, "
+		       "%ld watcher returns\n", after.blocks, after.prewakes,
+		       after.spurious, watcher_returns);
+		if (valid) {
+			bench_print("prewake", pv, "blocks", after.blocks);
+			bench_print("prewake", pv, "prewakes", after.prewakes);
+			bench_print("prewake", pv, "spurious", after.spurious);
+			if (after.prewakes)
+				bench_print("prewake", pv, "spurious_pct",
+					    100.0 * after.spurious / after.prewakes);
+		} else {
+			fprintf(stderr, "hackbench: no notify.* lines in "
+				"/proc/<pid>/task/<tid>/sched: no pre-wake figures\n");
+		}
+		bench_print("prewake", pv, "watcher_returns", watcher_returns);
+		bench_print("prewake", pv, "seconds", (t1 - t0) / 1e9);
+	} else if (icount) {
+		bench_print("hackbench", variant, "insns_per_msg",
+			    (double)(t1 - t0) / ((double)nr_groups *
+			    TASKS_PER_GROUP * TASKS_PER_GROUP * loops));
+	} else {
+		bench_print("hackbench", variant, "seconds", (t1 - t0) / 1e9);
+	}
 	return 0;
 }

@@ -46,15 +46,40 @@
  * The target only ever waits by sched_yield() between rounds, which is
  * not a block (and is marked as preemption in perf's switch records).
  *
+ * Context switches.  After the N latency samples, S more rounds (-s)
+ * count the context switches of one handoff: in those rounds the target,
+ * right before t0 (after all of the round's synchronisation above),
+ * reads the waiter's and its own voluntary/nonvoluntary_ctxt_switches
+ * (/proc/self/task/<tid>/status) and then the system-wide count, the
+ * "ctxt" line of /proc/stat; the waiter, right after t1, reads /proc/stat
+ * again, then both threads' status.  The difference is every switch
+ * on every CPU between the last moment the target ran before blocking and
+ * the first moment the waiter knew (the guest is otherwise idle): on one
+ * CPU, one switch if the waiter is picked straight after the target, two
+ * if the CPU went through idle; across CPUs, at least two (target to
+ * idle, idle to waiter).  These reads are kept out of the latency rounds,
+ * which they would slow down.  For futex the target wakes the waiter
+ * before it blocks, so its own block may fall after the window.  The
+ * latency rounds are also counted as a whole: /proc/stat's ctxt over the
+ * N rounds divided by their number, which includes each round's
+ * synchronisation (release, yields, the waiter going back to sleep).
+ *
  *   -m swb|perf|proc|futex
  *   -c same|cross  both threads on CPU 0, or target on 0 and waiter on 1
  *   -n N           samples (default 10000; -q: 200)
+ *   -s S           switch-counting rounds after them (default 500; -q: 50;
+ *                  0: none)
  *   -j US          pre-block random spin bound (default 1000 for proc, to
  *                  spread blocks over its 1 ms polling grid; 0 otherwise)
  *   -o FILE        raw samples, CSV "method,cpus,ns"
  *
  * Output: BENCH,handoff,<method>-<same|cross>,{p50_ns,p90_ns,p99_ns,
  *         p999_ns,max_ns,n,missed,stale},<x>
+ *         and {rounds,ctxt_per_round} of the latency rounds, and of the
+ *         counting rounds sw_n (counted), sw_missed, sw_mean, sw_p50,
+ *         sw_min, sw_max (system-wide switches per handoff), sw_target_vol,
+ *         sw_target_invol, sw_waiter_vol, sw_waiter_invol (means per
+ *         handoff of each thread's own switches).
  */
 #include "common.h"
 #include <linux/perf_event.h>
@@ -71,6 +96,7 @@ static const char *const method_names[] = { "swb", "perf", "proc", "futex" };
 static enum method method;
 static int cross;
 static long nr_samples = 10000;
+static long nr_count = -1;		/* -s */
 static long long jitter_ns = -1;
 
 /* Rounds count from 1; 0 means "none yet". */
@@ -86,17 +112,43 @@ static atomic_int target_tid, waiter_tid;
 static long long *samples;
 static long nr_taken, missed, stale;
 
+/* Switch counting (-s): round r counts if count_round == r. */
+static atomic_int count_round;
+/* The target's readings right before t0, published with t0_round */
+static long long pre_ctxt;
+static struct csw pre_target, pre_waiter;
+
+struct sw_sample {
+	long long ctxt;			/* system-wide, /proc/stat */
+	long long tvol, tinvol;		/* the target's own */
+	long long wvol, winvol;		/* the waiter's own */
+};
+
+static struct sw_sample *sw;
+static long nr_sw, sw_missed;
+/* The latency rounds as a whole */
+static long long lat_rounds, lat_ctxt;
+
 /* ---- target ---------------------------------------------------------- */
 
 static void *target(void *arg)
 {
 	uint64_t rnd = 0x9e3779b97f4a7c15ULL;
-	int wfd = -1, r, g;
+	int wfd = -1, sfd = -1, own = -1, wst = -1, r, g;
+	char *buf = NULL;
 
 	pin_cpu(0);
 	atomic_store(&target_tid, gettid_());
 	while (!atomic_load(&waiter_tid))
 		sched_yield();
+	if (nr_count) {
+		buf = malloc(PROC_BUF_SIZE);
+		if (!buf)
+			die("out of memory");
+		sfd = proc_open("/proc/stat");
+		own = proc_status_open(gettid_());
+		wst = proc_status_open(atomic_load(&waiter_tid));
+	}
 	/*
 	 * Wait for the waiter to sleep, except for proc (its sleep is the
 	 * polling tick) and perf on one CPU: there every switch of the
@@ -122,6 +174,12 @@ static void *target(void *arg)
 		}
 		if (jitter_ns > 0)
 			spin_ns(rnd_range(&rnd, 0, jitter_ns));
+		/* A counting round: the system-wide count last, nearest t0. */
+		if (atomic_load(&count_round) == r) {
+			proc_csw(wst, buf, &pre_waiter);
+			proc_csw(own, buf, &pre_target);
+			pre_ctxt = proc_ctxt(sfd, buf);
+		}
 
 		atomic_store(&t0_ns, now_ns());
 		atomic_store(&t0_round, r);
@@ -136,6 +194,12 @@ static void *target(void *arg)
 out:
 	if (wfd >= 0)
 		close(wfd);
+	if (nr_count) {
+		close(sfd);
+		close(own);
+		close(wst);
+		free(buf);
+	}
 	return NULL;
 }
 
@@ -337,11 +401,28 @@ static long long wait_proc(int fd, int r, long long *tick)
 
 /* ---- waiter ---------------------------------------------------------- */
 
+/* A counting round's readings right after t1. */
+static void count_switches(int sfd, int own, int tst, char *buf)
+{
+	struct sw_sample *s = &sw[nr_sw++];
+	struct csw w, t;
+
+	s->ctxt = proc_ctxt(sfd, buf) - pre_ctxt;
+	proc_csw(own, buf, &w);
+	proc_csw(tst, buf, &t);
+	s->tvol = t.vol - pre_target.vol;
+	s->tinvol = t.invol - pre_target.invol;
+	s->wvol = w.vol - pre_waiter.vol;
+	s->winvol = w.invol - pre_waiter.invol;
+}
+
 static void *waiter(void *arg)
 {
 	struct perf_ctx perf = { .fd = -1 };
-	long long tick = 0, t1;
-	int pfd = -1, r;
+	long long tick = 0, t1, ctxt_start;
+	int pfd = -1, sfd, own = -1, tst = -1, r;
+	bool counting;
+	char *buf;
 	pid_t tid;
 
 	pin_cpu(cross ? 1 : 0);
@@ -354,13 +435,30 @@ static void *waiter(void *arg)
 		pfd = proc_stat_open(tid);
 		tick = now_ns();
 	}
+	buf = malloc(PROC_BUF_SIZE);
+	if (!buf)
+		die("out of memory");
+	sfd = proc_open("/proc/stat");
+	if (nr_count) {
+		own = proc_status_open(gettid_());
+		tst = proc_status_open(tid);
+	}
 
-	for (r = 1; nr_taken < nr_samples; r++) {
+	ctxt_start = proc_ctxt(sfd, buf);
+	for (r = 1; ; r++) {
+		counting = nr_taken >= nr_samples;
+		if (counting && !lat_rounds) {
+			lat_rounds = r - 1;
+			lat_ctxt = proc_ctxt(sfd, buf) - ctxt_start;
+		}
+		if (counting && nr_sw + sw_missed >= nr_count)
+			break;
 		/* The target must run in round r before we arm for it. */
 		while (atomic_load(&running_round) < r)
 			sched_yield();
 		if (method == M_PERF)
 			perf_scan(&perf, perf_head(&perf), -1, tid); /* drop old */
+		atomic_store(&count_round, counting ? r : 0);
 		atomic_store(&armed_round, r);
 
 		switch (method) {
@@ -377,9 +475,13 @@ static void *waiter(void *arg)
 			t1 = wait_futex(r);
 			break;
 		}
-		if (t1)
+		if (counting && t1)
+			count_switches(sfd, own, tst, buf);
+		else if (counting && ++sw_missed > nr_count / 10 + 10)
+			die("handoff: too many missed rounds (%ld)", sw_missed);
+		else if (!counting && t1)
 			samples[nr_taken++] = t1 - atomic_load(&t0_ns);
-		else if (++missed > nr_samples / 10 + 10)
+		else if (!counting && ++missed > nr_samples / 10 + 10)
 			die("handoff: too many missed rounds (%ld)", missed);
 
 		atomic_store(&go, r);		/* release the target */
@@ -393,27 +495,83 @@ static void *waiter(void *arg)
 		close(perf.fd);
 	if (pfd >= 0)
 		close(pfd);
+	close(sfd);
+	if (nr_count) {
+		close(own);
+		close(tst);
+	}
+	free(buf);
 	return NULL;
+}
+
+/* The switch figures: system-wide per handoff, and each thread's own. */
+static void print_switches(const char *variant)
+{
+	long long *v = calloc(nr_sw + 1, sizeof(*v));
+	double sum = 0, tvol = 0, tinvol = 0, wvol = 0, winvol = 0;
+	long i;
+
+	if (!v)
+		die("out of memory");
+	bench_print("handoff", variant, "rounds", lat_rounds);
+	bench_print("handoff", variant, "ctxt_per_round",
+		    lat_rounds ? (double)lat_ctxt / lat_rounds : 0);
+	if (!nr_count) {
+		free(v);
+		return;
+	}
+	for (i = 0; i < nr_sw; i++) {
+		v[i] = sw[i].ctxt;
+		sum += sw[i].ctxt;
+		tvol += sw[i].tvol;
+		tinvol += sw[i].tinvol;
+		wvol += sw[i].wvol;
+		winvol += sw[i].winvol;
+	}
+	qsort(v, nr_sw, sizeof(*v), cmp_ll);
+	printf("handoff %s: %ld handoffs counted, %ld missed: %.3f context "
+	       "switches each (p50 %lld, min %lld, max %lld); target %.3f+%.3f, "
+	       "waiter %.3f+%.3f (voluntary+nonvoluntary); %.2f per latency "
+	       "round\n", variant, nr_sw, sw_missed,
+	       nr_sw ? sum / nr_sw : 0, percentile(v, nr_sw, 50),
+	       nr_sw ? v[0] : 0, nr_sw ? v[nr_sw - 1] : 0,
+	       nr_sw ? tvol / nr_sw : 0, nr_sw ? tinvol / nr_sw : 0,
+	       nr_sw ? wvol / nr_sw : 0, nr_sw ? winvol / nr_sw : 0,
+	       lat_rounds ? (double)lat_ctxt / lat_rounds : 0);
+	bench_print("handoff", variant, "sw_n", nr_sw);
+	bench_print("handoff", variant, "sw_missed", sw_missed);
+	if (nr_sw) {
+		bench_print("handoff", variant, "sw_mean", sum / nr_sw);
+		bench_print("handoff", variant, "sw_p50", percentile(v, nr_sw, 50));
+		bench_print("handoff", variant, "sw_min", v[0]);
+		bench_print("handoff", variant, "sw_max", v[nr_sw - 1]);
+		bench_print("handoff", variant, "sw_target_vol", tvol / nr_sw);
+		bench_print("handoff", variant, "sw_target_invol", tinvol / nr_sw);
+		bench_print("handoff", variant, "sw_waiter_vol", wvol / nr_sw);
+		bench_print("handoff", variant, "sw_waiter_invol", winvol / nr_sw);
+	}
+	free(v);
 }
 
 static void usage(void)
 {
 	die("usage: handoff [-q] -m swb|perf|proc|futex [-c same|cross] "
-	    "[-n SAMPLES] [-j US] [-o FILE]");
+	    "[-n SAMPLES] [-s SWITCH_ROUNDS] [-j US] [-o FILE]");
 }
 
 int main(int argc, char **argv)
 {
 	const char *out = NULL, *cpus;
 	pthread_t thr_t, thr_w;
-	int opt, err, m = -1;
+	int opt, err, m = -1, quick = 0;
 	char variant[32];
 	long i;
 
-	while ((opt = getopt(argc, argv, "qm:c:n:j:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "qm:c:n:s:j:o:")) != -1) {
 		switch (opt) {
 		case 'q':
 			nr_samples = 200;
+			quick = 1;
 			break;
 		case 'm':
 			for (m = 0; m < 4; m++)
@@ -429,6 +587,9 @@ int main(int argc, char **argv)
 		case 'n':
 			nr_samples = parse_long(optarg, "-n", 1);
 			break;
+		case 's':
+			nr_count = parse_long(optarg, "-s", 0);
+			break;
 		case 'j':
 			jitter_ns = parse_long(optarg, "-j", 0) * NSEC_PER_USEC;
 			break;
@@ -443,6 +604,8 @@ int main(int argc, char **argv)
 		usage();
 	if (jitter_ns < 0)
 		jitter_ns = method == M_PROC ? 1000 * NSEC_PER_USEC : 0;
+	if (nr_count < 0)
+		nr_count = quick ? 50 : 500;
 	need_cpus(cross ? 2 : 1);
 	cpus = cross ? "cross" : "same";
 
@@ -450,6 +613,10 @@ int main(int argc, char **argv)
 	if (!samples)
 		die("out of memory");
 	memset(samples, 0, nr_samples * sizeof(*samples));	/* prefault */
+	sw = calloc(nr_count + 1, sizeof(*sw));
+	if (!sw)
+		die("out of memory");
+	memset(sw, 0, (nr_count + 1) * sizeof(*sw));
 
 	err = pthread_create(&thr_w, NULL, waiter, NULL);
 	if (!err)
@@ -482,5 +649,6 @@ int main(int argc, char **argv)
 	bench_print("handoff", variant, "n", nr_taken);
 	bench_print("handoff", variant, "missed", missed);
 	bench_print("handoff", variant, "stale", stale);
+	print_switches(variant);
 	return 0;
 }
