@@ -17,12 +17,18 @@ echo "0 1 0" > "$BUILD/results/warnings"
 
 files=$(git -C "$TREE" diff --name-only base HEAD -- '*.c' |
 	grep -v -e '^tools/' -e '^Documentation/' -e '/tests/' || true)
-# Files included into a unity build are checked through it.
+# Files that kernel/sched/build_{policy,utility}.c include (syscalls.c,
+# debug.c, ...) do not compile on their own: check them through the
+# unity build that includes them.
 objs=""
 for f in $files; do
-	case $f in
-	kernel/sched/wait_block.c) f=kernel/sched/build_utility.c ;;
-	esac
+	for unit in kernel/sched/build_policy.c kernel/sched/build_utility.c; do
+		case $f in kernel/sched/*)
+			if grep -q "^# *include \"${f#kernel/sched/}\"" "$TREE/$unit"; then
+				f=$unit
+			fi ;;
+		esac
+	done
 	objs="$objs ${f%.c}.o"
 done
 objs=$(tr ' ' '\n' <<< "$objs" | sort -u | tr '\n' ' ')
