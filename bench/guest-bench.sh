@@ -220,8 +220,9 @@ else
 fi
 [ -z "${SWITCH_ROUNDS:-}" ] || handoffs="$handoffs -s $SWITCH_ROUNDS"
 if [ "$label" = patched ] && [ "$mode" = wall ]; then
-	for m in futex swb perf proc; do
+	for m in futex futexblk swb perf proc; do
 		for c in same cross; do
+			[ "$m.$c" != futexblk.cross ] || continue
 			run n/a 1 "handoff-$m-$c" "$BIN/handoff" $q $handoffs -m $m -c $c \
 				-o "$outdir/handoff-$m-$c.csv"
 		done
@@ -248,6 +249,15 @@ if [ "$label" = patched ] && [ "$mode" = wall ]; then
 		echo "storm: kernel.$f=$(cat /proc/sys/kernel/$f)"
 	done
 	run n/a 1 storm "$BIN/storm" $q
+fi
+# The one-CPU handoff in instructions: no switch counting (its /proc reads
+# are not part of a handoff), no proc method (its 1 ms polling grid is
+# time, not path length).
+if [ "$label" = patched ] && [ "$mode" = icount ]; then
+	for m in futex futexblk swb perf; do
+		run n/a 1 "handoff-$m-same" "$BIN/handoff" $q $handoffs -s 0 \
+			-m $m -c same -o "$outdir/handoff-$m-same.csv"
+	done
 fi
 
 echo "guest-bench: $(($(wc -l < "$csv") - 1)) figures in $csv, $failures failures"

@@ -28,9 +28,11 @@ Writes to OUTDIR (default: report/):
                        placement, from the pooled raw samples (from the
                        BENCH percentiles, median over runs, when no raw
                        file exists), with context switches per handoff;
-                       ratios swb/futex and perf/swb
+                       ratios swb/futex, swb/futexblk and perf/swb
                    (b2) context switches per handoff: system-wide and
                        each thread's own, pooled over runs
+                   (b3) the one-CPU handoff of the icount boots in
+                       instructions: min/p10/p50/p90/p99 and ratios
                    (c) the use case per mix/CPUs/policy, means over runs
                    (d) pre-wakes: blocks, pre-wakes and spurious ones of
                        the watched benchmarks, summed over runs
@@ -52,10 +54,12 @@ import statistics
 import sys
 
 COST_BENCHES = ("pipe", "hackbench")
-METHODS = ("futex", "swb", "perf", "proc")
+METHODS = ("futex", "futexblk", "swb", "perf", "proc")
 PLACEMENTS = ("same", "cross")
 POLICIES = ("alone", "none", "nice19", "idle", "pinned", "swb")
 PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99.9", 99.9))
+ICOUNT_PERCENTILES = (("min", 0.0), ("p10", 10.0), ("p50", 50.0), ("p90", 90.0),
+                      ("p99", 99.0))
 
 
 def warn(msg):
@@ -258,9 +262,12 @@ def icount_table(rows, summary):
 
 # ---- (b) handoff latency ----------------------------------------------
 
-def handoff_samples(dirs):
+def handoff_samples(dirs, mode="wall"):
+    """Raw handoff samples of the boots in MODE, per (method, cpus)."""
     samples = {}
     for d in dirs:
+        if (read_meta(d).get("mode") or "wall") != mode:
+            continue
         for path in sorted(glob.glob(os.path.join(d, "handoff-*.csv"))):
             try:
                 with open(path, newline="") as f:
@@ -285,7 +292,7 @@ def handoff_switches(rows):
     """Per variant, the switch counts of all runs pooled (None if none)."""
     runs = {}
     for r in rows:
-        if r["bench"] == "handoff":
+        if r["bench"] == "handoff" and not is_icount(r):
             runs.setdefault(r["variant"], {}).setdefault(r["dir"], {}) \
                 .setdefault(r["metric"], r["value"])
     out = {}
@@ -341,7 +348,7 @@ def switches_table(sw, summary):
 def handoff_tables(rows, samples, summary, sw):
     bench = {}
     for r in rows:
-        if r["bench"] == "handoff":
+        if r["bench"] == "handoff" and not is_icount(r):
             bench.setdefault((r["variant"], r["metric"]), []).append(r["value"])
     pct = {}
     table = []
@@ -376,7 +383,8 @@ def handoff_tables(rows, samples, summary, sw):
                   ["switches per handoff (mean)", "(p50)"], table)
     rt = []
     for c in PLACEMENTS:
-        for num, den in (("swb", "futex"), ("perf", "swb"), ("proc", "swb")):
+        for num, den in (("swb", "futex"), ("swb", "futexblk"), ("perf", "swb"),
+                         ("proc", "swb")):
             if (num, c) in pct and (den, c) in pct:
                 cells = ["%s/%s" % (num, den), c]
                 for name, _ in PERCENTILES:
@@ -388,6 +396,44 @@ def handoff_tables(rows, samples, summary, sw):
                 rt.append(cells)
     if rt:
         md += "\n" + md_table(["ratio", "cpus"] + [n for n, _ in PERCENTILES], rt)
+    return md
+
+
+def handoff_icount_table(rows, samples, summary):
+    """(b3): the one-CPU handoffs of the icount boots, in instructions."""
+    missed = {}
+    for r in rows:
+        if r["bench"] == "handoff" and is_icount(r) and r["metric"] == "missed":
+            missed[r["variant"]] = missed.get(r["variant"], 0) + r["value"]
+    pct, table = {}, []
+    for m in METHODS:
+        s = samples.get((m, "same"))
+        if not s:
+            continue
+        vals = {name: percentile(s, p) for name, p in ICOUNT_PERCENTILES}
+        pct[m] = vals
+        table.append([m, len(s), int(missed.get(m + "-same", 0))] +
+                     [fmt(vals[name]) for name, _ in ICOUNT_PERCENTILES])
+        for name, _ in ICOUNT_PERCENTILES:
+            summary.append(("handoff_icount", "handoff", m + "-same",
+                            name + "_insns", "pooled", "value", vals[name]))
+    if not table:
+        return ""
+    md = md_table(["method", "n", "missed"] +
+                  ["%s (insns)" % name for name, _ in ICOUNT_PERCENTILES], table)
+    rt = []
+    for num, den in (("swb", "futex"), ("swb", "futexblk"), ("perf", "swb")):
+        if num in pct and den in pct:
+            cells = ["%s/%s" % (num, den)]
+            for name, _ in ICOUNT_PERCENTILES:
+                d = pct[den][name]
+                r = pct[num][name] / d if d else float("nan")
+                cells.append(fmt(r))
+                summary.append(("handoff_icount", "ratio", "%s/%s-same" % (num, den),
+                                name, "pooled", "ratio", r))
+            rt.append(cells)
+    if rt:
+        md += "\n" + md_table(["ratio"] + [n for n, _ in ICOUNT_PERCENTILES], rt)
     return md
 
 
@@ -661,6 +707,8 @@ def main():
     sw = handoff_switches(rows)
     handoff_md = handoff_tables(rows, samples, summary, sw)
     switches_md = switches_table(sw, summary)
+    icount_samples = handoff_samples(a.dirs, "icount")
+    handoff_icount_md = handoff_icount_table(rows, icount_samples, summary)
     usecase_md = usecase_table(rows, summary)
     prewake_md = prewake_table(rows, summary)
     storm_md = storm_table(rows, summary)
@@ -701,7 +749,12 @@ def main():
           "in microseconds. Switches per handoff: system-wide context "
           "switches (/proc/stat ctxt) from the target's last reading before "
           "it blocked to the waiter's first after it knew, in separate "
-          "counting rounds; see (b2).\n",
+          "counting rounds; see (b2). Floors: futex, the target wakes the "
+          "waiter and is preempted by it, its own way into the sleep "
+          "falls after t1; futexblk (one CPU), the target wakes a "
+          "SCHED_IDLE waiter and then blocks, so that the window holds the "
+          "target's way into the sleep, as for swb and perf "
+          "(bench/README.md).\n",
           handoff_md,
           "## (b2) Context switches per handoff\n",
           "Counting rounds pooled over boots. System-wide: /proc/stat's "
@@ -713,6 +766,14 @@ def main():
           "whole, divided by their number: the round's own synchronisation "
           "included.\n",
           switches_md or "No context-switch counts in this run.\n",
+          "## (b3) Handoff in instructions (icount boots)\n",
+          "The same handoff on the icount boots of the patched kernel (one "
+          "vCPU, both threads on it): the time from t0 to the waiter "
+          "knowing is the number of instructions executed in between, the "
+          "same from run to run up to interrupts and timer ticks that fall "
+          "inside a sample. Pooled over the icount boots; ratios of the "
+          "same percentiles.\n",
+          handoff_icount_md or "No icount handoff data in this run.\n",
           "## (c) Use case\n",
           "Means over runs. fg_slowdown: foreground wall time / the same "
           "invocation's alone run; bg_share_of_blocked: background run time "

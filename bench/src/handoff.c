@@ -24,6 +24,16 @@
  *          a second futex word and FUTEX_WAKEs the waiter right after
  *          taking t0, then blocks; the waiter sleeps in FUTEX_WAIT.
  *          This latency includes the target's FUTEX_WAKE call.
+ *   futexblk  the floor of a cooperative wake that the target's block
+ *          hands the CPU to (one CPU only): as futex, but the waiter
+ *          runs SCHED_IDLE, so that the wakeup does not preempt the
+ *          target (check_preempt_wakeup_fair()); the waiter runs when
+ *          the target has blocked in its FUTEX_WAIT, like a
+ *          sched_wait_block() waiter.  This latency includes the
+ *          target's FUTEX_WAKE call and its whole way into the sleep:
+ *          what a runtime pays that wakes a helper before each blocking
+ *          call, the alternative to sched_wait_block() that needs no
+ *          kernel change.
  *
  * Each waiting call has a 1 s timeout (also for swb, so that a lost
  * block is counted in "missed" instead of hanging the run).
@@ -64,7 +74,7 @@
  * N rounds divided by their number, which includes each round's
  * synchronisation (release, yields, the waiter going back to sleep).
  *
- *   -m swb|perf|proc|futex
+ *   -m swb|perf|proc|futex|futexblk
  *   -c same|cross  both threads on CPU 0, or target on 0 and waiter on 1
  *   -n N           samples (default 10000; -q: 200)
  *   -s S           switch-counting rounds after them (default 500; -q: 50;
@@ -86,8 +96,10 @@
 #include <poll.h>
 #include <sys/mman.h>
 
-enum method { M_SWB, M_PERF, M_PROC, M_FUTEX };
-static const char *const method_names[] = { "swb", "perf", "proc", "futex" };
+enum method { M_SWB, M_PERF, M_PROC, M_FUTEX, M_FUTEXBLK, NR_METHODS };
+static const char *const method_names[] = {
+	"swb", "perf", "proc", "futex", "futexblk"
+};
 
 #define TIMEOUT_NS	NSEC_PER_SEC
 #define PERF_PAGES	64		/* data pages of the ring buffer */
@@ -183,7 +195,7 @@ static void *target(void *arg)
 
 		atomic_store(&t0_ns, now_ns());
 		atomic_store(&t0_round, r);
-		if (method == M_FUTEX) {
+		if (method == M_FUTEX || method == M_FUTEXBLK) {
 			atomic_store(&notify, r);
 			futex_wake_checked(&notify, 1);
 		}
@@ -435,6 +447,12 @@ static void *waiter(void *arg)
 		pfd = proc_stat_open(tid);
 		tick = now_ns();
 	}
+	if (method == M_FUTEXBLK) {
+		struct sched_param sp = { .sched_priority = 0 };
+
+		if (sched_setscheduler(0, SCHED_IDLE, &sp))
+			die_errno("sched_setscheduler(SCHED_IDLE)");
+	}
 	buf = malloc(PROC_BUF_SIZE);
 	if (!buf)
 		die("out of memory");
@@ -555,7 +573,7 @@ static void print_switches(const char *variant)
 
 static void usage(void)
 {
-	die("usage: handoff [-q] -m swb|perf|proc|futex [-c same|cross] "
+	die("usage: handoff [-q] -m swb|perf|proc|futex|futexblk [-c same|cross] "
 	    "[-n SAMPLES] [-s SWITCH_ROUNDS] [-j US] [-o FILE]");
 }
 
@@ -574,10 +592,10 @@ int main(int argc, char **argv)
 			quick = 1;
 			break;
 		case 'm':
-			for (m = 0; m < 4; m++)
+			for (m = 0; m < NR_METHODS; m++)
 				if (!strcmp(optarg, method_names[m]))
 					break;
-			if (m == 4)
+			if (m == NR_METHODS)
 				usage();
 			method = m;
 			break;
@@ -606,6 +624,8 @@ int main(int argc, char **argv)
 		jitter_ns = method == M_PROC ? 1000 * NSEC_PER_USEC : 0;
 	if (nr_count < 0)
 		nr_count = quick ? 50 : 500;
+	if (cross && method == M_FUTEXBLK)
+		die("handoff: futexblk is a one-CPU floor (-c same)");
 	need_cpus(cross ? 2 : 1);
 	cpus = cross ? "cross" : "same";
 
