@@ -23,7 +23,7 @@
 # sleep=off and one vCPU, where the guest's clock counts executed
 # instructions, running only the one-CPU cost benchmarks (pipe -c same,
 # hackbench) in their instruction-count form, and on the patched kernel
-# the one-CPU handoff (futex, swb, perf), whose latency is then a path
+# the one-CPU handoff (futex, futexblk, swb, perf), whose latency is a path
 # length in instructions.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
