@@ -5,7 +5,8 @@
 #
 # Run the sched_wait_block() guest benchmarks inside a guest (busybox sh).
 #   KERNEL-LABEL  "patched" or "pristine" (or any other label: treated as
-#                 pristine, i.e. no sched_wait_block() call is made)
+#                 pristine, i.e. no sched_wait_block() or
+#                 sched_concurrency_create() call is made)
 #   QUICK         1: smoke test (1 repetition, -q runs), 0: full runs
 #   OUTDIR        results.csv, raw sample files and logs go here
 #
@@ -17,8 +18,10 @@
 # labels only "idle" runs.
 # On "patched" it then runs, in state "n/a": handoff (4 methods x
 # same/cross, latency and context switches per handoff), usecase (all
-# policies x mixes 1:1, 5:1 x 1, 2 CPUs), the pre-wake counts (pipe -w
-# same and cross, hackbench -w -T) and the waiter storm (storm).
+# policies, the concurrency group's included, x mixes 1:1, 5:1 x 1, 2
+# CPUs), the M:N worker pool (pool, every policy, with N = 2 and N = 1
+# slots), the pre-wake counts (pipe -w same and cross, hackbench -w -T)
+# and the waiter storm (storm).
 #
 # BENCH_MODE=icount: the guest runs under QEMU's -icount shift=0,sleep=off,
 # where guest time counts instructions.  Only the cost benchmarks that run
@@ -234,6 +237,11 @@ if [ "$label" = patched ] && [ "$mode" = wall ]; then
 				-x $mix -p $p -P all \
 				-o "$outdir/usecase-timeline-$mname-${p}cpu.csv"
 		done
+	done
+	# The M:N pool: 8 workers, N slots (a concurrency group of width N
+	# against semaphores); N = 1 is a global lock released at every block.
+	for n in 2 1; do
+		run n/a 1 "pool-$n" "$BIN/pool" $q -n $n -P all
 	done
 	# Pre-wakes: a waiter parked on the benchmarks' own threads.
 	run n/a 1 prewake-pipe-same "$BIN/pipe" $q -w -c same

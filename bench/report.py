@@ -34,10 +34,18 @@ Writes to OUTDIR (default: report/):
                    (b3) the one-CPU handoff of the icount boots in
                        instructions: min/p10/p50/p90/p99 and ratios
                    (c) the use case per mix/CPUs/policy, means over runs
+                   (c2) the use case's concurrency group (policy
+                       "group"): its targets' figures and the eviction
+                       latency, seen in user space (overlap episodes) and
+                       by the kernel (fdinfo), per mix and CPUs
                    (d) pre-wakes: blocks, pre-wakes and spurious ones of
                        the watched benchmarks, summed over runs
                    (e) the waiter storm: returns 0 / -ESRCH, time to the
                        last return, per number of waiters
+                   (f) the M:N worker pool per N and policy: items/s,
+                       concurrency, slot use, item latency, switches per
+                       item (median [min, max] over runs); ratios
+                       group/sem and group/semblk of items/s
                    Tables without data (older runs) say so.
   handoff_cdf.png, usecase_timeline_1x1_1cpu.png, cost_ratios.png
                    when matplotlib is available and the data exist.
@@ -56,7 +64,8 @@ import sys
 COST_BENCHES = ("pipe", "hackbench")
 METHODS = ("futex", "futexblk", "swb", "perf", "proc")
 PLACEMENTS = ("same", "cross")
-POLICIES = ("alone", "none", "nice19", "idle", "pinned", "swb")
+POLICIES = ("alone", "none", "nice19", "idle", "pinned", "swb", "group")
+POOL_POLICIES = ("nolimit", "sem", "semblk", "group")
 PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99.9", 99.9))
 ICOUNT_PERCENTILES = (("min", 0.0), ("p10", 10.0), ("p50", 50.0), ("p90", 90.0),
                       ("p99", 99.0))
@@ -485,6 +494,84 @@ def usecase_table(rows, summary):
                     table)
 
 
+def med_cell(v, digits=3):
+    """median [min, max] of a list of runs, "-" if none."""
+    if not v:
+        return "-"
+    if len(v) == 1:
+        return fmt(v[0], digits)
+    return "%s [%s, %s]" % (fmt(statistics.median(v), digits),
+                            fmt(min(v), digits), fmt(max(v), digits))
+
+
+def add_spread(summary, table, bench, var, metric, v):
+    """median, min, max and n of the runs of one figure, to summary.csv."""
+    if not v:
+        return
+    summary.append((table, bench, var, metric, "all", "median",
+                    statistics.median(v)))
+    summary.append((table, bench, var, metric, "all", "min", min(v)))
+    summary.append((table, bench, var, metric, "all", "max", max(v)))
+    summary.append((table, bench, var, metric, "all", "n", len(v)))
+
+
+# (figure, how the runs combine in its cell)
+EVICT_METRICS = (("fg_slowdown", "median"), ("overlap_pct", "median"),
+                 ("bg_share_of_blocked", "median"),
+                 ("nr_overlap_episodes", "sum"),
+                 ("evict_overlap_p50_us", "median"),
+                 ("evict_overlap_p99_us", "median"),
+                 ("evict_overlap_max_us", "max"), ("evictions", "sum"),
+                 ("evict_kernel_avg_us", "weighted"),
+                 ("evict_kernel_max_us", "max"))
+
+
+def usecase_evict_table(rows, summary):
+    """(c2): the "group" policy's runs, per mix and CPUs."""
+    runs = {}
+    for r in rows:
+        if r["bench"] != "usecase":
+            continue
+        k = split_usecase_variant(r["variant"])
+        if k and k[2] == "group":
+            runs.setdefault(k[:2], {}).setdefault(r["dir"], {}) \
+                .setdefault(r["metric"], r["value"])
+    table = []
+    for k in sorted(runs):
+        per_run = list(runs[k].values())
+        var = "%s-%dcpu-group" % k
+        cells = [k[0], k[1], len(per_run)]
+        for m, how in EVICT_METRICS:
+            v = [x[m] for x in per_run if m in x]
+            if not v:
+                cells.append("-")
+                continue
+            if how == "median":
+                cells.append(med_cell(v))
+                add_spread(summary, "usecase_evict", "usecase", var, m, v)
+                continue
+            if how == "sum":
+                x = sum(v)
+            elif how == "max":
+                x = max(v)
+            else:
+                # The mean over all evictions of all runs.
+                ev = [(r[m], r.get("evictions", 0)) for r in per_run
+                      if m in r]
+                n = sum(e for _, e in ev)
+                x = sum(a * e for a, e in ev) / n if n else 0.0
+            cells.append(fmt(x))
+            summary.append(("usecase_evict", "usecase", var, m, "all", how, x))
+        table.append(cells)
+    if not table:
+        return ""
+    return md_table(["mix", "cpus", "runs", "fg_slowdown", "overlap (% of fg "
+                     "compute)", "bg_share_of_blocked", "overlap episodes",
+                     "episode p50 (us)", "episode p99 (us)",
+                     "episode max (us)", "kernel evictions",
+                     "kernel avg (us)", "kernel max (us)"], table)
+
+
 # ---- (d) pre-wakes -------------------------------------------------------
 
 PREWAKE_SUMS = ("blocks", "prewakes", "spurious", "watcher_returns")
@@ -576,6 +663,77 @@ def storm_table(rows, summary):
     return md_table(["waiters", "runs", "returned 0", "returned -ESRCH",
                      "early", "first return p50 (ms)", "last return p50 (ms)",
                      "last return max (ms)"], table)
+
+
+# ---- (f) M:N worker pool ---------------------------------------------------
+
+POOL_METRICS = ("items_per_s", "max_concurrency", "overlap_pct",
+                "slots_busy_pct", "any_busy_pct", "item_p50_us", "item_p99_us",
+                "vcsw_per_item", "ivcsw_per_item", "handoffs_per_item")
+
+
+def split_pool_variant(v):
+    """'2-group' -> (2, 'group')."""
+    n, _, pol = v.partition("-")
+    try:
+        return int(n), pol
+    except ValueError:
+        return None
+
+
+def pool_table(rows, summary):
+    vals = {}
+    for r in rows:
+        if r["bench"] != "pool":
+            continue
+        k = split_pool_variant(r["variant"])
+        if k:
+            vals.setdefault(k, {}).setdefault(r["metric"], []) \
+                .append(r["value"])
+
+    def order(k):
+        n, pol = k
+        return (-n, POOL_POLICIES.index(pol) if pol in POOL_POLICIES else 99,
+                pol)
+
+    table = []
+    for k in sorted(vals, key=order):
+        v = vals[k]
+        var = "%d-%s" % k
+        runs = len(v.get("items_per_s", []))
+        cells = [k[0], k[1], runs]
+        for m in POOL_METRICS:
+            x = v.get(m, [])
+            if m == "max_concurrency":
+                # The largest over all runs is the one the target is about.
+                cells.append("%d" % max(x) if x else "-")
+            else:
+                cells.append(med_cell(x))
+            add_spread(summary, "pool", "pool", var, m, x)
+        table.append(cells)
+    if not table:
+        return ""
+    md = md_table(["N", "policy", "runs", "items/s", "max concurrency (all "
+                   "runs)", "> N (% of time)", ">= N (% of time)",
+                   ">= 1 (% of time)", "item p50 (us)", "item p99 (us)",
+                   "voluntary switches / item", "involuntary switches / item",
+                   "group handoffs / item"], table)
+    rt = []
+    for n in sorted({k[0] for k in vals}, reverse=True):
+        for den in ("sem", "semblk", "nolimit"):
+            num_v = vals.get((n, "group"), {}).get("items_per_s", [])
+            den_v = vals.get((n, den), {}).get("items_per_s", [])
+            rc = ratio_ci(num_v, den_v)
+            if not rc:
+                continue
+            rt.append(["group/%s" % den, n, fmt_ratio(rc)])
+            for stat, x in zip(("ratio", "ci_lo", "ci_hi"), rc):
+                summary.append(("pool", "ratio", "group/%s-%d" % (den, n),
+                                "items_per_s", "all", stat, x))
+    if rt:
+        md += "\n" + md_table(["items/s ratio", "N", "ratio of means "
+                               "[95% CI]"], rt)
+    return md
 
 
 # ---- plots --------------------------------------------------------------
@@ -710,8 +868,10 @@ def main():
     icount_samples = handoff_samples(a.dirs, "icount")
     handoff_icount_md = handoff_icount_table(rows, icount_samples, summary)
     usecase_md = usecase_table(rows, summary)
+    usecase_evict_md = usecase_evict_table(rows, summary)
     prewake_md = prewake_table(rows, summary)
     storm_md = storm_table(rows, summary)
+    pool_md = pool_table(rows, summary)
 
     with open(os.path.join(a.outdir, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -778,8 +938,24 @@ def main():
           "Means over runs. fg_slowdown: foreground wall time / the same "
           "invocation's alone run; bg_share_of_blocked: background run time "
           "during foreground blocks / blocked time; overlap_ms: both ran at "
-          "once.\n",
+          "once. group: both threads in one concurrency group of width 1, "
+          "the foreground as FG, the background as BG (patched kernel).\n",
           usecase_md,
+          "## (c2) Use case: the concurrency group's eviction latency\n",
+          "Policy group only. Cells: median [min, max] over runs, except "
+          "overlap episodes and kernel evictions (summed over runs), the "
+          "episode and kernel maxima (largest over runs) and the kernel "
+          "mean (over all evictions of all runs). An overlap episode: a "
+          "background run interval overlapping a foreground compute run "
+          "interval, i.e. the foreground back in user code before the "
+          "evicted background's last clock read; its length is the "
+          "eviction latency seen from user space (p50/p99: each run's "
+          "percentiles over its episodes). Kernel: the group's fdinfo, "
+          "eviction to the victim's park, block or leave. Targets (2 CPUs): "
+          "fg_slowdown <= 1.02, overlap <= 1 % of the foreground's compute "
+          "time, bg_share_of_blocked >= 0.90.\n",
+          usecase_evict_md or "No concurrency-group use case runs in this "
+          "run.\n",
           "## (d) Pre-wakes\n",
           "A sched_wait_block() waiter parked on the benchmark's own threads "
           "(pipe -w: on the two ping-pong threads in turn; hackbench -w -T: "
@@ -794,7 +970,23 @@ def main():
           "and -ESRCH summed over runs (all must be 0); early: returned "
           "before the sleep; times from the start of the target's sleep to "
           "the first and the last waiter's return, over all runs.\n",
-          storm_md or "No waiter-storm data in this run.\n"]
+          storm_md or "No waiter-storm data in this run.\n",
+          "## (f) M:N worker pool\n",
+          "W = 8 workers, each item C = 500 us of the worker's CPU time "
+          "then a 500 us sleep (its I/O); N slots: nolimit (no limit; N only "
+          "sets the thresholds), sem (a semaphore of N held across the "
+          "sleep), semblk (released around the sleep by hand), group (a "
+          "concurrency group of width N). Cells: median [min, max] over "
+          "runs (one per boot). Concurrency: workers inside their compute "
+          "loops at once, from their merged run intervals; > N, >= N, >= 1: "
+          "share of the measured window with more than N, at least N, at "
+          "least one computing. Item latency: from the worker being ready "
+          "for the item to its I/O completion as seen in user space, slot "
+          "waits included. Switches: getrusage(RUSAGE_THREAD) of the workers "
+          "per item. Targets: concurrency never above N (group), N slots "
+          "busy >= 95 % of the time. Ratios of mean items/s with a 95 % "
+          "bootstrap interval.\n",
+          pool_md or "No pool data in this run.\n"]
     made = plots(a.outdir, samples, ratios, a.dirs)
     if made:
         md.append("## Figures\n")

@@ -88,12 +88,15 @@ build pristine "$BASE_TREE"
 build patched "$TREE"
 grep -q '^CONFIG_SCHED_WAIT_BLOCK=y' "$BUILD/bench-patched/.config" ||
 	die "the patched bench kernel lacks CONFIG_SCHED_WAIT_BLOCK"
-# SCHED_NOTIFY: the scheduler side, which SCHED_WAIT_BLOCK selects (v2).
-if ! diff <(grep -v -e SCHED_WAIT_BLOCK -e SCHED_NOTIFY -e '^CONFIG_LOCALVERSION=' \
+grep -q '^CONFIG_SCHED_CONCURRENCY=y' "$BUILD/bench-patched/.config" ||
+	die "the patched bench kernel lacks CONFIG_SCHED_CONCURRENCY"
+# SCHED_NOTIFY: the scheduler side, which SCHED_WAIT_BLOCK and
+# SCHED_CONCURRENCY select.
+if ! diff <(grep -v -e SCHED_WAIT_BLOCK -e SCHED_NOTIFY -e SCHED_CONCURRENCY -e '^CONFIG_LOCALVERSION=' \
 		"$BUILD/bench-pristine/.config") \
-	  <(grep -v -e SCHED_WAIT_BLOCK -e SCHED_NOTIFY -e '^CONFIG_LOCALVERSION=' \
+	  <(grep -v -e SCHED_WAIT_BLOCK -e SCHED_NOTIFY -e SCHED_CONCURRENCY -e '^CONFIG_LOCALVERSION=' \
 		"$BUILD/bench-patched/.config") > /dev/null; then
-	die "the two bench kernels differ in more than CONFIG_SCHED_WAIT_BLOCK"
+	die "the two bench kernels differ in more than the series' options"
 fi
 
 banner "building the benchmark programs (static, patched headers)"

@@ -29,8 +29,8 @@ count-while-waited|kernel/sched/sched.h|	if (!n)\n		return;\n	lockdep_assert_rq_
 no-prewake|kernel/sched/core.c|	sched_notify_submit(tsk);\n|\n|kunit|no wakeup before the switch: two context switches per handoff on one CPU
 chain-break|kernel/sched/core.c|	if (first)\n		sched_notify_wake_first(n, 0);|	(void)first;|kunit|a waiter that leaves does not wake the next one: only the first of many waiters learns of a block
 key-per-call|kernel/sched/syscalls.c|	wb->p = p;\n	wb->n = NULL;\n	wb->queued = false;\n|	wb->p = p;\n	wb->n = NULL;\n	wb->queued = false;\n	static_branch_inc(\&sched_notify_key.key);\n|kunit|take the static key in every call, as v1 did (review finding 5)
-wake-under-rq-lock|kernel/sched/sched.h|		rq->notify_prev = n;\n|		__sched_notify_wake(n);\n|kunit|wake the waiters from __schedule(), under the rq lock, as the 2009 prototype did (lockdep)
-sleeping-lock-on-rt|kernel/sched/core.c|	lockdep_assert_preemption_disabled();\n	raw_spin_lock_irqsave(\&n->lock, flags);|	lockdep_assert_preemption_disabled();\n	__wake_up(__var_waitqueue(n), TASK_NORMAL, 1, NULL);\n	raw_spin_lock_irqsave(\&n->lock, flags);|kunit@rt|take a spinlock_t in finish_task_switch(), as v1 did (__wake_up() on a hashed wait queue): a sleeping lock on PREEMPT_RT (review finding 1)
+wake-under-rq-lock|kernel/sched/sched.h|	if (READ_ONCE(n->nr_waiters))\n		rq->notify_prev = n;\n|	if (READ_ONCE(n->nr_waiters))\n		__sched_notify_wake(n);\n|kunit|wake the waiters from __schedule(), under the rq lock, as the 2009 prototype did (lockdep)
+sleeping-lock-on-rt|kernel/sched/core.c|	raw_spin_lock_irqsave(\&n->lock, flags);\n	/* If the blocked task left this CPU idle|	__wake_up(__var_waitqueue(n), TASK_NORMAL, 1, NULL);\n	raw_spin_lock_irqsave(\&n->lock, flags);\n	/* If the blocked task left this CPU idle|kunit@rt|take a spinlock_t in finish_task_switch(), as v1 did (__wake_up() on a hashed wait queue): a sleeping lock on PREEMPT_RT (review finding 1)
 no-permission|kernel/sched/syscalls.c|	if (!ptrace_may_access(p, PTRACE_MODE_READ_REALCREDS)) {\n		ret = -EPERM;|	if (0) {\n		ret = -EPERM;|selftests|skip the ptrace_may_access() check
 no-exec-recheck|kernel/sched/syscalls.c|	if (p->self_exec_id != wb->exec_id \&\&|	if (0 \&\& p->self_exec_id != wb->exec_id \&\&|selftests|report a block after a setuid exec of the target to a waiter that may not watch the new image (review finding 3)
 restart-fresh|kernel/sched/syscalls.c|			ret = -ERESTART_RESTARTBLOCK;|			ret = -ERESTARTNOHAND;|selftests|restart with the full relative timeout and a new snapshot, as v1 did (review finding 4)
@@ -39,6 +39,13 @@ broken-selftest|tools/testing/selftests/sched_wait_block/sched_wait_block_test.c
 missing-put|kernel/sched/syscalls.c|	put_task_struct(p);\n\n	return ret;\n}\n\nstatic long sched_wait_block_restart|\n	return ret;\n}\n\nstatic long sched_wait_block_restart|selftests|leak the reference the system call takes on its target (kmemleak)
 waiter-left-queued|kernel/sched/syscalls.c|	if (wb->queued)\n		sched_notify_del_waiter(wb->n, \&wb->w);|	if (wb->queued \&\& wait_block_result(wb) != -ESRCH)\n		sched_notify_del_waiter(wb->n, \&wb->w);|kunit|leave the waiter's on-stack entry queued when its target exits (list debugging, KASAN, the WARN in sched_notify_free())
 failing-kunit|kernel/sched/tests/wait_block_kunit.c|	KUNIT_EXPECT_EQ(test, -EDEADLK, sched_wait_block_task(current, NULL));|	KUNIT_EXPECT_EQ(test, -EPERM, sched_wait_block_task(current, NULL));|kunit|a KUnit case that expects the wrong error
+conc-no-eviction|kernel/sched/concurrency.c|	if (n->conc_role == CONC_FG \&\& v) {|	if (0 \&\& n->conc_role == CONC_FG \&\& v) {|kunit|a foreground member queues behind a background holder instead of evicting it
+conc-no-fallback|kernel/sched/sched.h|	if (sched_conc_holds_slot(n)) {\n		WRITE_ONCE(n->conc_release_pending, true);|	if (0) {\n		WRITE_ONCE(n->conc_release_pending, true);|kunit|blocks that skip sched_submit_work() (rt_mutex, PI futex, RT locks) keep their slot
+conc-park-keeps-nothing|kernel/sched/sched.h|	       READ_ONCE(n->conc_state) != SCHED_CONC_NOSLOT \&\&\n	       !n->conc_in_park;|	       READ_ONCE(n->conc_state) != SCHED_CONC_NOSLOT;|kunit|count the park sleep as a block: a parked member loses its place in the queue each time it is woken
+conc-release-under-rq-lock|kernel/sched/sched.h|		WRITE_ONCE(n->conc_release_pending, true);\n		set_tsk_thread_flag(p, TIF_NOTIFY_RESUME);\n		rq->notify_prev = n;|		WRITE_ONCE(n->conc_release_pending, true);\n		set_tsk_thread_flag(p, TIF_NOTIFY_RESUME);\n		__sched_conc_release_pending(n);|kunit|hand the slot over from __schedule(), under the rq lock (lockdep)
+conc-park-killable|kernel/sched/concurrency.c|		set_current_state(TASK_INTERRUPTIBLE);\n		if (READ_ONCE(n->conc_state) != SCHED_CONC_PARKED)|		set_current_state(TASK_KILLABLE);\n		if (READ_ONCE(n->conc_state) != SCHED_CONC_PARKED)|selftests|park in TASK_KILLABLE: a stop does not reach a parked member
+conc-no-exec-leave|fs/exec.c|	sched_concurrency_exec();\n|\n|selftests|a member that executes a new program stays in the group
+conc-no-permission|kernel/sched/concurrency.c|	if (!ptrace_may_access(p, PTRACE_MODE_ATTACH_REALCREDS)) {|	if (0) {|selftests|ADD without the ptrace attach check: anybody restrains anybody
 TABLE
 )
 
@@ -67,7 +74,7 @@ PY
 	variant=kasan
 	case $catcher in *@*) variant=${catcher#*@} catcher=${catcher%@*} ;; esac
 	VARIANT=$variant STAGES=$catcher \
-		TESTS=${MUTANT_TESTS:-sched_wait_block:sched_wait_block_test sched_wait_block:sched_wait_block_security} \
+		TESTS=${MUTANT_TESTS:-sched_wait_block:sched_wait_block_test sched_wait_block:sched_wait_block_security sched_concurrency:sched_concurrency_test} \
 		KUNIT_TIMEOUT=600 SELFTESTS_TIMEOUT=1200 \
 		"$TOP"/ci/check.sh > "$log" 2>&1
 	rc=$?

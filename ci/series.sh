@@ -26,7 +26,7 @@ email=$(git -C "$TREE" log -1 --format='%ae' HEAD)
 GIT_COMMITTER_NAME=$author GIT_COMMITTER_EMAIL=$email \
 GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%cI HEAD) \
 git -C "$TREE" format-patch -q --zero-commit --no-signature --abbrev=12 \
-	--notes --cover-letter --subject-prefix="PATCH v2" -o "$tmp" base..HEAD
+	--notes --cover-letter --subject-prefix="PATCH v3" -o "$tmp" base..HEAD
 python3 - "$tmp/0000-cover-letter.patch" "$cover" <<'PY'
 import sys
 path, src = sys.argv[1:]

@@ -3,19 +3,27 @@
  * The use case of the 2009 proposal: a background worker that works only
  * while a foreground thread is blocked.
  *
- * The foreground thread alternates compute and sleep.  The background
- * thread loops on sched_wait_block(foreground): the call returns at once
- * while the foreground sleeps and waits while it computes, so the
- * background does a short chunk of work per return.  At the end the demo
- * prints how the background's work lined up with the foreground's
- * blocked time, once with both threads on one CPU and once free to use
- * two.
+ * The foreground thread alternates compute and sleep.  Two ways to keep
+ * the background thread off the CPU while the foreground computes:
+ *
+ *  - sched_wait_block(): the background loops on the call, which returns
+ *    at once while the foreground sleeps and waits while it computes, so
+ *    the background does a short chunk of work per return;
+ *  - a concurrency group of width 1, the foreground a foreground member
+ *    and the background a background member: the background just works;
+ *    the kernel parks it while the foreground runs and evicts it when
+ *    the foreground wakes.
+ *
+ * At the end the demo prints how the background's work lined up with the
+ * foreground's blocked time, for each way, once with both threads on one
+ * CPU and once free to use two.
  *
  * Exit status: 0 when the demo ran, 1 when the call is missing or fails
  * in a way it should not.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/sched/concurrency.h>
 #include <linux/time_types.h>
 #include <pthread.h>
 #include <sched.h>
@@ -24,13 +32,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
-#ifndef __NR_sched_wait_block
-#error "__NR_sched_wait_block undefined: build with the patched kernel's headers"
+#if !defined(__NR_sched_wait_block) || !defined(__NR_sched_concurrency_create)
+#error "system call numbers undefined: build with the patched kernel's headers"
 #endif
 
 #define CYCLES		20
@@ -49,6 +58,20 @@ static int nr_chunks;
 static atomic_int fg_tid;
 static int cpus_allowed;
 static int unexpected_errno;
+static int group_fd = -1;	/* the group mode: a width-1 group */
+static atomic_int fg_done;
+
+/* The calling thread joins the group with @role. */
+static int join(int role)
+{
+	struct sched_concurrency_member m = { .pidfd = -1, .role = role };
+
+	if (ioctl(group_fd, SCHED_CONC_IOC_JOIN, &m)) {
+		unexpected_errno = errno;
+		return -1;
+	}
+	return 0;
+}
 
 static long long now_ns(void)
 {
@@ -83,6 +106,8 @@ static void *foreground(void *arg)
 	int i;
 
 	pin(cpus_allowed);
+	if (group_fd >= 0 && join(SCHED_CONC_ROLE_FG))
+		return NULL;
 	atomic_store(&fg_tid, syscall(SYS_gettid));
 	usleep(20000);		/* a first blocked period: the background starts in it */
 	for (i = 0; i < CYCLES; i++) {
@@ -92,6 +117,27 @@ static void *foreground(void *arg)
 		nanosleep(&ts, NULL);
 		blocked[i].end = now_ns();
 	}
+	atomic_store(&fg_done, 1);
+	return NULL;	/* exit leaves the group: the background gets the slot */
+}
+
+static void chunk(void)
+{
+	chunks[nr_chunks].start = now_ns();
+	spin_ns(CHUNK_US * 1000LL);
+	chunks[nr_chunks++].end = now_ns();
+}
+
+/* Group mode: no system call in the loop; the kernel keeps us off. */
+static void *background_member(void *arg)
+{
+	pin(cpus_allowed);
+	while (!atomic_load(&fg_tid))
+		sched_yield();
+	if (join(SCHED_CONC_ROLE_BG))
+		return NULL;
+	while (!atomic_load(&fg_done) && nr_chunks < MAX_CHUNKS)
+		chunk();
 	return NULL;
 }
 
@@ -112,9 +158,7 @@ static void *background(void *arg)
 		long ret = syscall(__NR_sched_wait_block, tid, NULL, 0, &count);
 
 		if (ret == 0 && nr_chunks < MAX_CHUNKS) {
-			chunks[nr_chunks].start = now_ns();
-			spin_ns(CHUNK_US * 1000LL);
-			chunks[nr_chunks++].end = now_ns();
+			chunk();
 		} else if (ret == 0) {
 			continue;
 		} else if (errno == ESRCH) {
@@ -170,7 +214,7 @@ static void timeline(long long t0, int cycles)
 	printf("  foreground  %s\n  background  %s\n", fg, bg);
 }
 
-static int run(int cpus)
+static int run(int cpus, bool group)
 {
 	long long work = 0, in_blocked = 0, blocked_total = 0, both = 0;
 	pthread_t f, b;
@@ -179,12 +223,28 @@ static int run(int cpus)
 	cpus_allowed = cpus;
 	nr_chunks = 0;
 	atomic_store(&fg_tid, 0);
-	pthread_create(&b, NULL, background, NULL);
+	atomic_store(&fg_done, 0);
+	if (group) {
+		struct sched_concurrency_attr attr = { .width = 1 };
+
+		group_fd = syscall(__NR_sched_concurrency_create, &attr,
+				   sizeof(attr));
+		if (group_fd < 0) {
+			perror("sched_concurrency_create");
+			return 1;
+		}
+	}
+	pthread_create(&b, NULL, group ? background_member : background, NULL);
 	pthread_create(&f, NULL, foreground, NULL);
 	pthread_join(f, NULL);
 	pthread_join(b, NULL);
+	if (group) {
+		close(group_fd);
+		group_fd = -1;
+	}
 	if (unexpected_errno) {
-		fprintf(stderr, "sched_wait_block: %s\n", strerror(unexpected_errno));
+		fprintf(stderr, "%s: %s\n", group ? "SCHED_CONC_IOC_JOIN" :
+			"sched_wait_block", strerror(unexpected_errno));
 		return 1;
 	}
 
@@ -196,8 +256,10 @@ static int run(int cpus)
 		both += overlap_all(&chunks[i], computed);
 	}
 
-	printf("\n%d CPU%s: foreground %d x (%d ms compute, %d ms sleep), "
-	       "background chunks of %d us\n", cpus, cpus > 1 ? "s" : "",
+	printf("\n%s, %d CPU%s: foreground %d x (%d ms compute, %d ms sleep), "
+	       "background chunks of %d us\n",
+	       group ? "concurrency group (width 1, background member)" :
+	       "sched_wait_block() loop", cpus, cpus > 1 ? "s" : "",
 	       CYCLES, COMPUTE_MS, SLEEP_MS, CHUNK_US);
 	timeline(computed[0].start, 4);
 	printf("  foreground blocked      %8.1f ms\n", blocked_total / 1e6);
@@ -207,10 +269,11 @@ static int run(int cpus)
 	       "%.0f%% of the blocked time)\n", in_blocked / 1e6,
 	       work ? 100.0 * in_blocked / work : 0.0,
 	       blocked_total ? 100.0 * in_blocked / blocked_total : 0.0);
-	printf("  ... while fg computed   %8.1f ms (overlap: chunks under way when "
-	       "the foreground woke;\n"
+	printf("  ... while fg computed   %8.1f ms (overlap: %s)\n", both / 1e6,
+	       group ? "until the evicted background parked" :
+	       "chunks under way when the foreground woke;\n"
 	       "                                     the call reports blocks, "
-	       "not wakeups)\n", both / 1e6);
+	       "not wakeups");
 	return 0;
 }
 
@@ -218,6 +281,7 @@ int main(void)
 {
 	struct utsname u;
 	long ret;
+	int cpus;
 
 	uname(&u);
 	printf("kernel %s %s\n", u.release, u.version);
@@ -229,7 +293,8 @@ int main(void)
 	}
 	printf("sched_wait_block (%d): present (self: %s, as expected)\n",
 	       __NR_sched_wait_block, strerror(errno));
-	if (run(1) || run(sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1))
+	cpus = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+	if (run(1, false) || run(cpus, false) || run(1, true) || run(cpus, true))
 		return 1;
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the sched_wait_block() guest benchmarks: clocks,
- * CPU pinning, the syscall wrapper, futex wrappers, percentiles and the
- * BENCH/CSV output conventions.
+ * CPU pinning, the syscall wrappers (sched_wait_block() and the
+ * concurrency groups), futex wrappers, percentiles and the BENCH/CSV
+ * output conventions.
  *
  * Every figure a program reports is one stdout line
  *	BENCH,<bench>,<variant>,<metric>,<value>
@@ -26,12 +27,66 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #ifndef __NR_sched_wait_block
 #error "__NR_sched_wait_block undefined: build with HDR= the patched kernel's headers"
+#endif
+
+/*
+ * Concurrency groups: the patched kernel's headers have the ABI; headers
+ * of a build from before the groups do not, hence the copy below (from
+ * include/uapi/linux/sched/concurrency.h).
+ */
+#if defined(__has_include)
+#if __has_include(<linux/sched/concurrency.h>)
+#include <linux/sched/concurrency.h>
+#endif
+#endif
+
+#ifndef SCHED_CONC_ATTR_SIZE_VER0
+struct sched_concurrency_attr {
+	__u64 flags;
+	__u32 width;
+	__u32 default_role;
+	__u64 slice_ns;
+};
+
+#define SCHED_CONC_ATTR_SIZE_VER0	24
+
+struct sched_concurrency_member {
+	__u64 flags;
+	__s32 pidfd;
+	__u32 role;
+};
+#endif
+
+#ifndef SCHED_CONC_ROLE_DEFAULT
+#define SCHED_CONC_ROLE_DEFAULT	0
+#endif
+#ifndef SCHED_CONC_ROLE_FG
+#define SCHED_CONC_ROLE_FG	1
+#endif
+#ifndef SCHED_CONC_ROLE_BG
+#define SCHED_CONC_ROLE_BG	2
+#endif
+#ifndef SCHED_CONC_IOC_MAGIC
+#define SCHED_CONC_IOC_MAGIC	0xB9
+#endif
+#ifndef SCHED_CONC_IOC_JOIN
+#define SCHED_CONC_IOC_JOIN \
+	_IOW(SCHED_CONC_IOC_MAGIC, 1, struct sched_concurrency_member)
+#endif
+#ifndef SCHED_CONC_IOC_LEAVE
+#define SCHED_CONC_IOC_LEAVE	_IO(SCHED_CONC_IOC_MAGIC, 2)
+#endif
+
+/* 464 on x86_64 (and in asm-generic), the one architecture benchmarked. */
+#ifndef __NR_sched_concurrency_create
+#define __NR_sched_concurrency_create 464
 #endif
 
 #define NSEC_PER_USEC	1000LL
@@ -430,6 +485,93 @@ static inline bool proc_notify(pid_t pid, pid_t tid, struct notify_stats *s)
 	}
 	free(buf);
 	return n >= 0;
+}
+
+/*
+ * A concurrency group of @width slots (role 0 of JOIN means foreground):
+ * its file descriptor, or -1 with errno set.  ENOSYS: a kernel without
+ * the groups (pristine), which the callers skip.
+ */
+static inline int sched_concurrency_create(unsigned int width)
+{
+	struct sched_concurrency_attr attr = { .width = width };
+
+	return syscall(__NR_sched_concurrency_create, &attr, sizeof(attr));
+}
+
+/* The calling thread joins group @fd as @role (SCHED_CONC_ROLE_*). */
+static inline int conc_join(int fd, unsigned int role)
+{
+	struct sched_concurrency_member m = { .pidfd = -1, .role = role };
+
+	return ioctl(fd, SCHED_CONC_IOC_JOIN, &m);
+}
+
+static inline int conc_leave(int fd)
+{
+	return ioctl(fd, SCHED_CONC_IOC_LEAVE, 0);
+}
+
+/* What /proc/self/fdinfo/<fd> of a group says (-1: no such line). */
+struct conc_stats {
+	long long width, members, handoffs, evictions;
+	long long evict_ns_max, evict_ns_avg;
+};
+
+/*
+ * Read them; false if @fd is not open or its fdinfo has no "width:" line,
+ * i.e. it is not a concurrency group (a kernel with another call at that
+ * number).
+ */
+static inline bool conc_fdinfo(int fd, struct conc_stats *s)
+{
+	char path[64], buf[4096];
+	int pfd;
+
+	memset(s, 0xff, sizeof(*s));	/* all -1 */
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	pfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (pfd < 0)
+		return false;
+	proc_read_all(pfd, buf, sizeof(buf));
+	close(pfd);
+	s->width = proc_field(buf, "width");
+	s->members = proc_field(buf, "members");
+	s->handoffs = proc_field(buf, "handoffs");
+	s->evictions = proc_field(buf, "evictions");
+	s->evict_ns_max = proc_field(buf, "evict_ns_max");
+	s->evict_ns_avg = proc_field(buf, "evict_ns_avg");
+	return s->width >= 0;
+}
+
+/*
+ * sched_concurrency_create(@width) for a benchmark: the group's fd, or
+ * -1 after printing "<bench> <variant>: skipped: ..." if the kernel has
+ * no groups (ENOSYS) or the call at that number is something else.  Any
+ * other failure is a bug of the patched kernel: die.
+ */
+static inline int conc_create_or_skip(unsigned int width, const char *bench,
+				      const char *variant)
+{
+	struct conc_stats cs;
+	int fd = sched_concurrency_create(width);
+
+	if (fd < 0 && errno == ENOSYS) {
+		printf("%s %s: skipped: no sched_concurrency_create() on this "
+		       "kernel (ENOSYS)\n", bench, variant);
+		return -1;
+	}
+	if (fd < 0)
+		die("sched_concurrency_create: %s (is call %d another one on "
+		    "this kernel?)", strerror(errno),
+		    (int)__NR_sched_concurrency_create);
+	if (!conc_fdinfo(fd, &cs) || cs.width != width) {
+		printf("%s %s: skipped: system call %d is not "
+		       "sched_concurrency_create()\n", bench, variant,
+		       (int)__NR_sched_concurrency_create);
+		return -1;	/* not ours to close */
+	}
+	return fd;
 }
 
 #endif /* BENCH_COMMON_H */

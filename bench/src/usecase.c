@@ -21,6 +21,13 @@
  *             while (sched_wait_block(fg_tid, NULL, 0) == 0)
  *                     do_one_chunk();
  *           as in the seed's cover letter
+ *   group   both threads join one concurrency group of width 1, the
+ *           foreground as SCHED_CONC_ROLE_FG, the background as
+ *           SCHED_CONC_ROLE_BG; the background just loops on its chunks
+ *           (no call at all): it gets the slot when the foreground
+ *           blocks and is evicted when the foreground wakes.  Skipped,
+ *           with a line saying so and no figures, on a kernel without
+ *           sched_concurrency_create() (ENOSYS)
  *
  * With -p 1 every thread is pinned to CPU 0; with -p 2 both may use
  * CPUs 0 and 1 (except for "pinned").
@@ -37,6 +44,18 @@
  *                        blocked intervals / total blocked time
  *   overlap_ms           time both ran at once (background run intervals
  *                        overlapping foreground compute run intervals)
+ *   overlap_pct          overlap_ms / the foreground's own run time, in %
+ *
+ * and, for "group" only, the eviction latency as user space sees it: an
+ * overlap episode is one background run interval overlapping one
+ * foreground run interval (the foreground woke, evicted the background
+ * and returned to user mode before the background's last clock read
+ * before it parked); its length is the overlap of the two:
+ *   nr_overlap_episodes, evict_overlap_p50_us, evict_overlap_p99_us,
+ *   evict_overlap_max_us (percentiles over the episodes; 0 if none)
+ * and the kernel's own count from the group's fdinfo (eviction to the
+ * victim's park, block or leave):
+ *   evictions, evict_kernel_max_us, evict_kernel_avg_us
  *
  *   -x C:B          mix in ms (default 1:1)
  *   -p 1|2          CPUs (default 1)
@@ -53,9 +72,11 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-enum policy { P_ALONE, P_NONE, P_NICE19, P_IDLE, P_PINNED, P_SWB, NR_POLICIES };
+enum policy {
+	P_ALONE, P_NONE, P_NICE19, P_IDLE, P_PINNED, P_SWB, P_GROUP, NR_POLICIES
+};
 static const char *const policy_names[] = {
-	"alone", "none", "nice19", "idle", "pinned", "swb",
+	"alone", "none", "nice19", "idle", "pinned", "swb", "group",
 };
 
 #define TIMELINE_NS	(50 * NSEC_PER_MSEC)
@@ -78,6 +99,8 @@ static struct ivls fg_run, fg_blk, bg_run;
 static atomic_int fg_tid, bg_ready, fg_done;
 static long long fg_start, fg_end;
 static int bg_errno;
+static int conc_fd = -1;	/* the group of policy "group" */
+static long long *episodes;	/* overlap episode lengths, for "group" */
 
 static void ivls_init(struct ivls *l, long cap)
 {
@@ -136,6 +159,9 @@ static void *foreground(void *arg)
 	long i;
 
 	place(false);
+	/* First: the foreground holds the slot before the background joins. */
+	if (policy == P_GROUP && conc_join(conc_fd, SCHED_CONC_ROLE_FG))
+		die_errno("SCHED_CONC_IOC_JOIN (foreground)");
 	atomic_store(&fg_tid, gettid_());
 	while (policy != P_ALONE && !atomic_load(&bg_ready))
 		sched_yield();
@@ -153,7 +179,11 @@ static void *foreground(void *arg)
 	}
 	fg_end = now_ns();
 	atomic_store(&fg_done, 1);
-	return NULL;		/* exiting ends the swb background (ESRCH) */
+	/*
+	 * Exiting ends the swb background (ESRCH), and gives the group's
+	 * slot to the background, which then sees fg_done.
+	 */
+	return NULL;
 }
 
 static void *background(void *arg)
@@ -170,6 +200,12 @@ static void *background(void *arg)
 	while (!(tid = atomic_load(&fg_tid)))
 		sched_yield();
 	atomic_store(&bg_ready, 1);
+	/*
+	 * After bg_ready: the foreground, which waits for it with the slot,
+	 * is a member already, so this parks until the foreground blocks.
+	 */
+	if (policy == P_GROUP && conc_join(conc_fd, SCHED_CONC_ROLE_BG))
+		die_errno("SCHED_CONC_IOC_JOIN (background)");
 
 	for (;;) {
 		if (policy == P_SWB) {
@@ -202,6 +238,30 @@ static long long total_in(const struct ivls *a, long long lo, long long hi)
 	return sum;
 }
 
+/*
+ * The overlap episodes of two lists of sorted, disjoint intervals: the
+ * length of every non-empty overlap of an interval of @a with one of @b,
+ * into @out (room for a->n + b->n); returns their number.
+ */
+static long overlap_episodes(const struct ivls *a, const struct ivls *b,
+			     long long *out)
+{
+	long long s, e;
+	long i = 0, j = 0, n = 0;
+
+	while (i < a->n && j < b->n) {
+		s = a->v[i].s > b->v[j].s ? a->v[i].s : b->v[j].s;
+		e = a->v[i].e < b->v[j].e ? a->v[i].e : b->v[j].e;
+		if (e > s)
+			out[n++] = e - s;
+		if (a->v[i].e < b->v[j].e)
+			i++;
+		else
+			j++;
+	}
+	return n;
+}
+
 /* Overlap of two lists of sorted, disjoint intervals. */
 static long long overlap(const struct ivls *a, const struct ivls *b)
 {
@@ -232,15 +292,63 @@ static void dump_timeline(FILE *f, const char *name, const struct ivls *l,
 				l->v[i].s - fg_start, l->v[i].e - fg_start);
 }
 
-/* One run of @p; returns the foreground's wall time in ns. */
+/*
+ * The eviction latency of "group": the overlap episodes seen in user
+ * space, and the kernel's figures from the group's fdinfo.  Closes the
+ * group.
+ */
+static void group_figures(const char *variant)
+{
+	struct conc_stats cs;
+	long n;
+
+	n = overlap_episodes(&bg_run, &fg_run, episodes);
+	qsort(episodes, n, sizeof(*episodes), cmp_ll);
+	if (!conc_fdinfo(conc_fd, &cs) || cs.evictions < 0 ||
+	    cs.evict_ns_max < 0 || cs.evict_ns_avg < 0)
+		die("usecase: the group's fdinfo lacks the eviction lines");
+	close(conc_fd);
+	conc_fd = -1;
+
+	printf("usecase %s: %ld overlap episodes, p50 %.1f us, p99 %.1f us, "
+	       "max %.1f us; kernel: %lld evictions, max %.1f us, avg %.1f us\n",
+	       variant, n, percentile(episodes, n, 50) / 1e3,
+	       percentile(episodes, n, 99) / 1e3,
+	       n ? episodes[n - 1] / 1e3 : 0.0, cs.evictions,
+	       cs.evict_ns_max / 1e3, cs.evict_ns_avg / 1e3);
+	bench_print("usecase", variant, "nr_overlap_episodes", n);
+	bench_print("usecase", variant, "evict_overlap_p50_us",
+		    percentile(episodes, n, 50) / 1e3);
+	bench_print("usecase", variant, "evict_overlap_p99_us",
+		    percentile(episodes, n, 99) / 1e3);
+	bench_print("usecase", variant, "evict_overlap_max_us",
+		    n ? episodes[n - 1] / 1e3 : 0);
+	bench_print("usecase", variant, "evictions", cs.evictions);
+	bench_print("usecase", variant, "evict_kernel_max_us",
+		    cs.evict_ns_max / 1e3);
+	bench_print("usecase", variant, "evict_kernel_avg_us",
+		    cs.evict_ns_avg / 1e3);
+}
+
+/*
+ * One run of @p; returns the foreground's wall time in ns (0 if "group"
+ * was skipped).
+ */
 static long long run_policy(enum policy p, const char *mix,
 			    long long alone_ns, FILE *tl)
 {
 	pthread_t f, b;
-	long long blocked, in_blocked, both, work, wall;
+	long long blocked, in_blocked, both, work, wall, fg_cpu;
 	char variant[64];
 	int err;
 
+	snprintf(variant, sizeof(variant), "%s-%dcpu-%s", mix, nr_cpus,
+		 policy_names[p]);
+	if (p == P_GROUP) {
+		conc_fd = conc_create_or_skip(1, "usecase", variant);
+		if (conc_fd < 0)
+			return 0;
+	}
 	policy = p;
 	fg_run.n = fg_blk.n = bg_run.n = 0;
 	atomic_store(&fg_tid, 0);
@@ -263,9 +371,8 @@ static long long run_policy(enum policy p, const char *mix,
 	work = total_in(&bg_run, fg_start, fg_end);
 	in_blocked = overlap(&bg_run, &fg_blk);
 	both = overlap(&bg_run, &fg_run);
+	fg_cpu = total_in(&fg_run, fg_start, fg_end);
 
-	snprintf(variant, sizeof(variant), "%s-%dcpu-%s", mix, nr_cpus,
-		 policy_names[p]);
 	printf("usecase %s: fg %.1f ms (x%.3f), blocked %.1f ms, bg %.1f ms "
 	       "(%.1f ms while fg blocked, %.1f ms overlapping fg compute)%s\n",
 	       variant, wall / 1e6, alone_ns ? (double)wall / alone_ns : 1.0,
@@ -278,6 +385,10 @@ static long long run_policy(enum policy p, const char *mix,
 		    blocked ? (double)in_blocked / blocked : 0);
 	bench_print("usecase", variant, "overlap_ms", both / 1e6);
 	bench_print("usecase", variant, "bg_work_ms", work / 1e6);
+	bench_print("usecase", variant, "overlap_pct",
+		    fg_cpu ? 100.0 * both / fg_cpu : 0);
+	if (p == P_GROUP)
+		group_figures(variant);
 
 	if (tl) {
 		dump_timeline(tl, policy_names[p], &fg_run, "fg_run");
@@ -367,6 +478,10 @@ int main(int argc, char **argv)
 	ivls_init(&fg_run, cap);
 	ivls_init(&fg_blk, rounds + 1);
 	ivls_init(&bg_run, cap);
+	episodes = malloc(2 * cap * sizeof(*episodes));
+	if (!episodes)
+		die("out of memory");
+	memset(episodes, 0, 2 * cap * sizeof(*episodes));	/* prefault */
 	if (out)
 		tl = csv_open(out, "policy,kind,start_ns,end_ns");
 
