@@ -4,9 +4,10 @@
 # make mutants [MUTANTS="name ..."]: prove that the tests can fail.  Each
 # mutant breaks the series (or the harness) in one known way, in the
 # working copy of the tree; the stage named for it must then fail, and
-# the mutant is undone.  Exits non-zero if some mutant survived.  Four
+# the mutant is undone.  Exits non-zero if some mutant survived.  Five
 # mutants are bugs for the kernel's detectors rather than for the tests:
-# a wakeup under the rq lock (lockdep), a sleeping lock taken with
+# a wakeup, or a group's slot handed over, under the rq lock (lockdep),
+# a sleeping lock taken with
 # preemption off on PREEMPT_RT (DEBUG_ATOMIC_SLEEP, on the RT kernel of
 # make check-rt: stage "kunit@rt"), a lost put_task_struct() (kmemleak),
 # a waiter's entry left queued; the summary names what caught each.
