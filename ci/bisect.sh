@@ -27,13 +27,17 @@ for c in $(git -C "$TREE" rev-list --reverse base..HEAD); do
 	# The kernel, then (from the patch that adds them) our selftests
 	# against this prefix's uapi headers: the test patches change no
 	# kernel build input, their bisectability is the selftests build.
+	targets=
+	for t in sched_wait_block sched_concurrency; do
+		[ ! -d "$WT/tools/testing/selftests/$t" ] || targets="$targets $t"
+	done
 	if make -s -C "$WT" O="$BOBJ" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" \
 		> "$BOBJ/build-$c.log" 2>&1 &&
-	   { [ ! -d "$WT/tools/testing/selftests/sched_wait_block" ] ||
+	   { [ -z "$targets" ] ||
 	     { make -s -C "$WT" O="$BOBJ" ARCH=x86_64 headers &&
 	       rm -rf "$BOBJ/kselftest" &&
 	       LDFLAGS=-static make -s -C "$WT/tools/testing/selftests" \
-		O="$BOBJ" TARGETS=sched_wait_block \
+		O="$BOBJ" TARGETS="${targets# }" \
 		KHDR_INCLUDES="-isystem $BOBJ/usr/include"; } \
 		>> "$BOBJ/build-$c.log" 2>&1; }; then
 		echo "ok: $subject"

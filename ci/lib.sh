@@ -96,6 +96,14 @@ esac
 # but --kconfig_add overrides them all: PREEMPT off, then PREEMPT_RT wins
 # the choice and kunit.py's check of the .config passes.
 [ "$VARIANT" = rt ] && KUNIT_ARGS+=(--kconfig_add=CONFIG_PREEMPT=n)
+# kernel/sched/Makefile turns KCSAN off for the whole folder (noise and
+# speed), which hides every access of the series from it.  The groups'
+# lockless paths (the tick, the return to user mode, fdinfo) are in
+# concurrency.c, compiled as part of build_policy.o: instrument that unit
+# here.  Its other files (idle, rt, deadline, cputime, syscalls) come
+# along; a report there is upstream's, and says so by its stack.
+[ "$VARIANT" = kcsan ] &&
+	KUNIT_ARGS+=("--make_options=KCSAN_SANITIZE_build_policy.o=y")
 
 # ccache, shared by every checkout on the machine: paths under $BUILD are
 # hashed relative to it, so a fresh clone in another folder (as CI makes)

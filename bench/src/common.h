@@ -127,6 +127,92 @@ static inline void spin_ns(long long ns)
 		;
 }
 
+/*
+ * Run intervals, recorded from user space (usecase, pool): a thread that
+ * spins on the clock, and sees a gap of more than gap_ns between two
+ * reads, did not run in between.
+ */
+struct ivl {
+	long long s, e;
+};
+
+struct ivls {
+	struct ivl *v;
+	long n, cap;
+};
+
+/* Room for @cap intervals, zeroed, so that recording never faults */
+static inline void ivls_init(struct ivls *l, long cap)
+{
+	l->v = malloc(cap * sizeof(*l->v));
+	if (!l->v)
+		die("out of memory");
+	memset(l->v, 0, cap * sizeof(*l->v));	/* prefault */
+	l->n = 0;
+	l->cap = cap;
+}
+
+static inline void ivls_add(struct ivls *l, long long s, long long e)
+{
+	if (l->n == l->cap) {		/* full: extend the last one */
+		l->v[l->n - 1].e = e;
+		return;
+	}
+	l->v[l->n].s = s;
+	l->v[l->n++].e = e;
+}
+
+/*
+ * Run for @cpu_ns of our own CPU time, recording run intervals in @l:
+ * a gap of more than @gap_ns between two clock reads means that we did
+ * not run.
+ */
+static inline void run_tracked(long long cpu_ns, long long gap_ns,
+			       struct ivls *l)
+{
+	long long start = now_ns(), prev = start, done = 0, t;
+
+	while (done < cpu_ns) {
+		t = now_ns();
+		if (t - prev > gap_ns) {
+			ivls_add(l, start, prev);
+			start = t;
+		} else {
+			done += t - prev;
+		}
+		prev = t;
+	}
+	ivls_add(l, start, prev);
+}
+
+/*
+ * -P LIST: set want[p] for each of the @nr policies @names that the
+ * comma-separated @plist names, or for all with "all".
+ */
+static inline void parse_policies(const char *plist, const char *const *names,
+				  int nr, bool *want)
+{
+	char *copy = strdup(plist), *tok, *save;
+	int p;
+
+	if (!copy)
+		die("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "all")) {
+			for (p = 0; p < nr; p++)
+				want[p] = true;
+			continue;
+		}
+		for (p = 0; p < nr; p++)
+			if (!strcmp(tok, names[p]))
+				break;
+		if (p == nr)
+			die("-P: unknown policy '%s'", tok);
+		want[p] = true;
+	}
+	free(copy);
+}
+
 static inline void ns_to_timespec(long long ns, struct timespec *ts)
 {
 	ts->tv_sec = ns / NSEC_PER_SEC;

@@ -88,15 +88,6 @@ static const char *const policy_names[] = {
 
 #define STACK_SIZE	(256 * 1024)
 
-struct ivl {
-	long long s, e;
-};
-
-struct ivls {
-	struct ivl *v;
-	long n, cap;
-};
-
 struct worker {
 	pthread_t thread;
 	struct ivls run;	/* compute run intervals */
@@ -133,34 +124,6 @@ static void *zalloc(size_t size)
 		die("out of memory");
 	memset(p, 0, size);	/* prefault */
 	return p;
-}
-
-static void ivls_add(struct ivls *l, long long s, long long e)
-{
-	if (l->n == l->cap) {		/* full: extend the last one */
-		l->v[l->n - 1].e = e;
-		return;
-	}
-	l->v[l->n].s = s;
-	l->v[l->n++].e = e;
-}
-
-/* As in usecase.c: @cpu_ns of own CPU time, run intervals into @l. */
-static void run_tracked(long long cpu_ns, struct ivls *l)
-{
-	long long start = now_ns(), prev = start, done = 0, t;
-
-	while (done < cpu_ns) {
-		t = now_ns();
-		if (t - prev > gap_ns) {
-			ivls_add(l, start, prev);
-			start = t;
-		} else {
-			done += t - prev;
-		}
-		prev = t;
-	}
-	ivls_add(l, start, prev);
 }
 
 static void sem_take(void)
@@ -205,7 +168,7 @@ static void *worker(void *arg)
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		if (policy == P_SEM)
 			sem_take();
-		run_tracked(compute_ns, &w->run);
+		run_tracked(compute_ns, gap_ns, &w->run);
 		if (policy == P_SEMBLK)
 			sem_give();
 		errno = clock_nanosleep(CLOCK_MONOTONIC, 0, &io, NULL);
@@ -391,7 +354,6 @@ int main(int argc, char **argv)
 	bool want[NR_POLICIES] = { false };
 	long cap_done, cap_run, i, window_ms = 0;
 	int opt, quick = 0, p;
-	char *tok, *save, *copy;
 
 	while ((opt = getopt(argc, argv, "qn:w:C:D:P:t:p:g:")) != -1) {
 		switch (opt) {
@@ -434,20 +396,7 @@ int main(int argc, char **argv)
 	if (nr_pin)
 		need_cpus(nr_pin);
 
-	copy = strdup(plist);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (p = 0; p < NR_POLICIES; p++)
-			if (!strcmp(tok, "all") || !strcmp(tok, policy_names[p]))
-				want[p] = true;
-		if (strcmp(tok, "all")) {
-			for (p = 0; p < NR_POLICIES; p++)
-				if (!strcmp(tok, policy_names[p]))
-					break;
-			if (p == NR_POLICIES)
-				die("-P: unknown policy '%s'", tok);
-		}
-	}
-	free(copy);
+	parse_policies(plist, policy_names, NR_POLICIES, want);
 
 	/*
 	 * A page fault that sleeps is a block (it would give a group slot

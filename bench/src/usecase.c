@@ -81,15 +81,6 @@ static const char *const policy_names[] = {
 
 #define TIMELINE_NS	(50 * NSEC_PER_MSEC)
 
-struct ivl {
-	long long s, e;
-};
-
-struct ivls {
-	struct ivl *v;
-	long n, cap;
-};
-
 static long long compute_ns, block_ns, gap_ns = 50 * NSEC_PER_USEC;
 static long rounds;
 static int nr_cpus = 1;
@@ -101,47 +92,6 @@ static long long fg_start, fg_end;
 static int bg_errno;
 static int conc_fd = -1;	/* the group of policy "group" */
 static long long *episodes;	/* overlap episode lengths, for "group" */
-
-static void ivls_init(struct ivls *l, long cap)
-{
-	l->v = malloc(cap * sizeof(*l->v));
-	if (!l->v)
-		die("out of memory");
-	memset(l->v, 0, cap * sizeof(*l->v));	/* prefault */
-	l->cap = cap;
-}
-
-static void ivls_add(struct ivls *l, long long s, long long e)
-{
-	if (l->n == l->cap) {		/* full: extend the last one */
-		l->v[l->n - 1].e = e;
-		return;
-	}
-	l->v[l->n].s = s;
-	l->v[l->n++].e = e;
-}
-
-/*
- * Run for @cpu_ns of our own CPU time, recording run intervals in @l:
- * a gap of more than gap_ns between two clock reads means that we did
- * not run.
- */
-static void run_tracked(long long cpu_ns, struct ivls *l)
-{
-	long long start = now_ns(), prev = start, done = 0, t;
-
-	while (done < cpu_ns) {
-		t = now_ns();
-		if (t - prev > gap_ns) {
-			ivls_add(l, start, prev);
-			start = t;
-		} else {
-			done += t - prev;
-		}
-		prev = t;
-	}
-	ivls_add(l, start, prev);
-}
 
 static void place(bool background)
 {
@@ -170,7 +120,7 @@ static void *foreground(void *arg)
 	for (i = 0; i < rounds; i++) {
 		long long b0;
 
-		run_tracked(compute_ns, &fg_run);
+		run_tracked(compute_ns, gap_ns, &fg_run);
 		b0 = now_ns();
 		errno = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 		if (errno)
@@ -218,7 +168,7 @@ static void *background(void *arg)
 			break;
 		}
 		run_tracked(rnd_range(&rnd, 100 * NSEC_PER_USEC,
-				      500 * NSEC_PER_USEC + 1), &bg_run);
+				      500 * NSEC_PER_USEC + 1), gap_ns, &bg_run);
 	}
 	return NULL;
 }
@@ -411,7 +361,7 @@ int main(int argc, char **argv)
 	long c_ms, b_ms, cap;
 	int opt, quick = 0, p;
 	long long alone_ns;
-	char *tok, *save, *copy, *end;
+	char *end;
 	FILE *tl = NULL;
 
 	while ((opt = getopt(argc, argv, "qx:p:P:r:g:o:")) != -1) {
@@ -457,20 +407,7 @@ int main(int argc, char **argv)
 		rounds = 5;
 	need_cpus(nr_cpus);
 
-	copy = strdup(plist);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (p = 0; p < NR_POLICIES; p++)
-			if (!strcmp(tok, "all") || !strcmp(tok, policy_names[p]))
-				want[p] = true;
-		if (strcmp(tok, "all")) {
-			for (p = 0; p < NR_POLICIES; p++)
-				if (!strcmp(tok, policy_names[p]))
-					break;
-			if (p == NR_POLICIES)
-				die("-P: unknown policy '%s'", tok);
-		}
-	}
-	free(copy);
+	parse_policies(plist, policy_names, NR_POLICIES, want);
 
 	/* Page faults could block the foreground: keep everything resident. */
 	mlockall(MCL_CURRENT | MCL_FUTURE);
