@@ -18,6 +18,7 @@ TESTS ?=
 QUICK ?=
 BOOTS ?=
 # make selftests SWB_STRESS_SECONDS=300 SWB_FUZZ_CALLS=1000000
+# (any SWB_* or SCHED_CONC_* variable given to make reaches the guest)
 SWB_STRESS_SECONDS ?=
 SWB_FUZZ_CALLS ?=
 TRINITY_SECONDS ?=
