@@ -48,7 +48,7 @@ conc-park-killable|kernel/sched/concurrency.c|		set_current_state(TASK_INTERRUPT
 conc-no-exec-leave|fs/exec.c|	sched_concurrency_exec();\n|\n|selftests|a member that executes a new program stays in the group
 conc-no-permission|kernel/sched/concurrency.c|	if (!ptrace_may_access(p, PTRACE_MODE_ATTACH_REALCREDS)) {|	if (0) {|selftests|ADD without the ptrace attach check: anybody restrains anybody
 conc-no-slice-tick|kernel/sched/core.c|	sched_conc_tick(curr);\n|\n|kunit|the tick never ends a slice: members that never block never take turns
-conc-slice-any-role|kernel/sched/concurrency.c|	       READ_ONCE(g->nr_parked[READ_ONCE(n->conc_role)]) \&\&|	       (READ_ONCE(g->nr_parked[0]) || READ_ONCE(g->nr_parked[1])) \&\&|kunit|a foreground holder past its slice yields to a parked background member
+conc-slice-any-role|kernel/sched/concurrency.c|	       READ_ONCE(g->nr_parked[READ_ONCE(n->conc_role)]) \&\&|	       READ_ONCE(g->nr_parked[0]) + READ_ONCE(g->nr_parked[1]) \&\&|kunit|a foreground holder past its slice yields to a parked background member
 conc-slice-no-fresh|kernel/sched/concurrency.c|	WRITE_ONCE(n->conc_since, 0);\n	WRITE_ONCE(n->conc_state, SCHED_CONC_HOLDS);|	WRITE_ONCE(n->conc_state, SCHED_CONC_HOLDS);|kunit|a new slot keeps the old slice: a member re-admitted after a rotation is over its slice at once
 TABLE
 )
@@ -57,6 +57,9 @@ mkdir -p "$BUILD/mutants"
 out=$BUILD/mutants/summary
 : > "$out"
 survived=0
+# Six fields a row: a "|" in a text (C's ||) would shift the rest.
+bad=$(awk -F'|' 'NF && NF != 6 { print $1 }' <<< "$MUTANTS_TABLE")
+[ -z "$bad" ] || die "mutants table: rows without six fields: $bad"
 while IFS="|" read -r name file old new catcher why; do
 	[ -n "$name" ] || continue
 	case " ${MUTANTS:-$name} " in *" $name "*) ;; *) continue ;; esac
