@@ -16,12 +16,13 @@
 # parked in the call on a spinning child: the key is on), interleaved in
 # ABBA order (odd repetitions idle first, even ones armed first); on other
 # labels only "idle" runs.
-# On "patched" it then runs, in state "n/a": handoff (4 methods x
+# On "patched" it then runs, in state "n/a": handoff (7 methods x
 # same/cross, latency and context switches per handoff), usecase (all
 # policies, the concurrency group's included, x mixes 1:1, 5:1 x 1, 2
 # CPUs), the M:N worker pool (pool, every policy, with N = 2 and N = 1
-# slots), the pre-wake counts (pipe -w same and cross, hackbench -w -T)
-# and the waiter storm (storm).
+# slots), the pre-wake counts (pipe -w same and cross, hackbench -w -T),
+# the waiter storm (storm) and the watch fd figures (watchmany: 1000
+# threads on one fd against 1000 perf fds, and the event rate).
 #
 # BENCH_MODE=icount: the guest runs under QEMU's -icount shift=0,sleep=off,
 # where guest time counts instructions.  Only the cost benchmarks that run
@@ -223,7 +224,7 @@ else
 fi
 [ -z "${SWITCH_ROUNDS:-}" ] || handoffs="$handoffs -s $SWITCH_ROUNDS"
 if [ "$label" = patched ] && [ "$mode" = wall ]; then
-	for m in futex futexblk swb perf proc; do
+	for m in futex futexblk swb watch watchpoll perf proc; do
 		for c in same cross; do
 			[ "$m.$c" != futexblk.cross ] || continue
 			run n/a 1 "handoff-$m-$c" "$BIN/handoff" $q $handoffs -m $m -c $c \
@@ -257,12 +258,20 @@ if [ "$label" = patched ] && [ "$mode" = wall ]; then
 		echo "storm: kernel.$f=$(cat /proc/sys/kernel/$f)"
 	done
 	run n/a 1 storm "$BIN/storm" $q
+	# Watch fds: 1000 threads on one fd against 1000 perf fds, then the
+	# event rate with a small buffer (overflows on purpose) and the default.
+	for m in watch perf; do
+		run n/a 1 "watchmany-$m" "$BIN/watchmany" $q -m $m -n 1000
+	done
+	for b in 64 1024; do
+		run n/a 1 "watchmany-rate-b$b" "$BIN/watchmany" $q -m rate -b $b
+	done
 fi
 # The one-CPU handoff in instructions: no switch counting (its /proc reads
 # are not part of a handoff), no proc method (its 1 ms polling grid is
 # time, not path length).
 if [ "$label" = patched ] && [ "$mode" = icount ]; then
-	for m in futex futexblk swb perf; do
+	for m in futex futexblk swb watch watchpoll perf; do
 		run n/a 1 "handoff-$m-same" "$BIN/handoff" $q $handoffs -s 0 \
 			-m $m -c same -o "$outdir/handoff-$m-same.csv"
 	done

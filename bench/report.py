@@ -28,7 +28,8 @@ Writes to OUTDIR (default: report/):
                        placement, from the pooled raw samples (from the
                        BENCH percentiles, median over runs, when no raw
                        file exists), with context switches per handoff;
-                       ratios swb/futex, swb/futexblk and perf/swb
+                       ratios swb/futex, swb/futexblk, perf/swb,
+                       watch/futex, watch/futexblk, watch/swb, perf/watch
                    (b2) context switches per handoff: system-wide and
                        each thread's own, pooled over runs
                    (b3) the one-CPU handoff of the icount boots in
@@ -46,6 +47,8 @@ Writes to OUTDIR (default: report/):
                        concurrency, slot use, item latency, switches per
                        item (median [min, max] over runs); ratios
                        group/sem and group/semblk of items/s
+                   (g) watch fds: one fd for N threads against N perf
+                       fds (setup, memory, latency) and the event rate
                    Tables without data (older runs) say so.
   handoff_cdf.png, usecase_timeline_1x1_1cpu.png, cost_ratios.png
                    when matplotlib is available and the data exist.
@@ -62,7 +65,7 @@ import statistics
 import sys
 
 COST_BENCHES = ("pipe", "hackbench")
-METHODS = ("futex", "futexblk", "swb", "perf", "proc")
+METHODS = ("futex", "futexblk", "swb", "watch", "watchpoll", "perf", "proc")
 PLACEMENTS = ("same", "cross")
 POLICIES = ("alone", "none", "nice19", "idle", "pinned", "swb", "group")
 POOL_POLICIES = ("nolimit", "sem", "semblk", "group")
@@ -393,7 +396,8 @@ def handoff_tables(rows, samples, summary, sw):
     rt = []
     for c in PLACEMENTS:
         for num, den in (("swb", "futex"), ("swb", "futexblk"), ("perf", "swb"),
-                         ("proc", "swb")):
+                         ("proc", "swb"), ("watch", "futex"), ("watch", "futexblk"),
+                         ("watch", "swb"), ("perf", "watch"), ("watchpoll", "watch")):
             if (num, c) in pct and (den, c) in pct:
                 cells = ["%s/%s" % (num, den), c]
                 for name, _ in PERCENTILES:
@@ -431,7 +435,9 @@ def handoff_icount_table(rows, samples, summary):
     md = md_table(["method", "n", "missed"] +
                   ["%s (insns)" % name for name, _ in ICOUNT_PERCENTILES], table)
     rt = []
-    for num, den in (("swb", "futex"), ("swb", "futexblk"), ("perf", "swb")):
+    for num, den in (("swb", "futex"), ("swb", "futexblk"), ("perf", "swb"),
+                     ("watch", "futex"), ("watch", "futexblk"), ("watch", "swb"),
+                     ("perf", "watch")):
         if num in pct and den in pct:
             cells = ["%s/%s" % (num, den)]
             for name, _ in ICOUNT_PERCENTILES:
@@ -736,6 +742,75 @@ def pool_table(rows, summary):
     return md
 
 
+# ---- (g) watch fds: many threads, event rate --------------------------
+
+WATCHMANY_METRICS = ("setup_us", "memfree_kb", "slab_kb", "p50_ns", "p90_ns",
+                     "p99_ns", "max_ns", "missed")
+RATE_METRICS = ("events_per_s", "events_per_s_cpu", "read_per_s",
+                "dropped_share", "overflows", "violations")
+
+
+def watchmany_table(rows, summary):
+    vals = {}
+    for r in rows:
+        if r["bench"] == "watchmany":
+            vals.setdefault(r["variant"], {}).setdefault(r["metric"], []) \
+                .append(r["value"])
+    many = [v for v in sorted(vals) if not v.startswith("rate-")]
+    rate = [v for v in sorted(vals) if v.startswith("rate-")]
+    md = ""
+    table = []
+    for var in many:
+        v = vals[var]
+        cells = [var, len(v.get("setup_us", []))]
+        for m in WATCHMANY_METRICS:
+            x = v.get(m, [])
+            if m == "missed":
+                cells.append("%d" % sum(x) if x else "-")
+            elif m.endswith("_ns"):
+                cells.append(med_cell([y / 1000.0 for y in x]))
+            else:
+                cells.append(med_cell(x))
+            add_spread(summary, "watchmany", "watchmany", var, m, x)
+        table.append(cells)
+    if table:
+        md += md_table(["variant", "runs", "setup (us)", "MemFree taken (kB)",
+                        "Slab (kB)", "p50 (us)", "p90 (us)", "p99 (us)",
+                        "max (us)", "missed (sum)"], table)
+    rt = []
+    for n in sorted({v.split("-", 1)[1] for v in many}):
+        for m in ("setup_us", "memfree_kb", "p50_ns", "p99_ns"):
+            rc = ratio_ci(vals.get("perf-" + n, {}).get(m, []),
+                          vals.get("watch-" + n, {}).get(m, []))
+            if not rc:
+                continue
+            rt.append(["perf/watch", n, m, fmt_ratio(rc)])
+            for stat, x in zip(("ratio", "ci_lo", "ci_hi"), rc):
+                summary.append(("watchmany", "ratio", "perf/watch-" + n, m,
+                                "all", stat, x))
+    if rt:
+        md += "\n" + md_table(["ratio", "threads", "figure",
+                               "ratio of means [95% CI]"], rt)
+    table = []
+    for var in rate:
+        v = vals[var]
+        cells = [var, len(v.get("events_per_s", []))]
+        for m in RATE_METRICS:
+            x = v.get(m, [])
+            if m in ("overflows", "violations"):
+                cells.append("%d" % sum(x) if x else "-")
+            else:
+                cells.append(med_cell(x))
+            add_spread(summary, "watchmany", "watchmany", var, m, x)
+        table.append(cells)
+    if table:
+        md += "\n" + md_table(["variant", "runs", "events/s", "events/s per CPU",
+                               "records read/s", "dropped share",
+                               "overflow records (sum)", "violations (sum)"],
+                              table)
+    return md
+
+
 # ---- plots --------------------------------------------------------------
 
 def plots(outdir, samples, ratios, dirs):
@@ -872,6 +947,7 @@ def main():
     prewake_md = prewake_table(rows, summary)
     storm_md = storm_table(rows, summary)
     pool_md = pool_table(rows, summary)
+    watchmany_md = watchmany_table(rows, summary)
 
     with open(os.path.join(a.outdir, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -986,7 +1062,23 @@ def main():
           "per item. Targets: concurrency never above N (group), N slots "
           "busy >= 95 % of the time. Ratios of mean items/s with a 95 % "
           "bootstrap interval.\n",
-          pool_md or "No pool data in this run.\n"]
+          pool_md or "No pool data in this run.\n",
+          "## (g) Watch fds: many threads, event rate\n",
+          "watch-N / perf-N: N threads asleep in FUTEX_WAIT watched by one "
+          "watch fd (pidfd_open + SCHED_WATCH_IOC_ADD each) or by N perf "
+          "fds (PERF_RECORD_SWITCH, a ring of 1 + 2 pages each, one epoll "
+          "set). Setup: wall time of the setup; MemFree taken and Slab "
+          "grown over it. Latency: a random thread is released, takes t0 "
+          "and blocks again; the main thread, asleep in read() on the watch "
+          "fd or in epoll_wait() over the perf fds, knows at t1; t1 - t0, "
+          "each run's percentiles, median [min, max] over runs. rate-bB: "
+          "2 ping-pong pairs per CPU watched by one fd of B records, read "
+          "by one thread; events = records read + events the OVERFLOW "
+          "records say were dropped; violations: sequence numbers not "
+          "increasing, BLOCK/WAKE not alternating without an OVERFLOW in "
+          "between, or SCHED_WATCH_IOC_STATE not saying BLOCKED for every "
+          "thread once all sleep (must be 0).\n",
+          watchmany_md or "No watch fd data in this run.\n"]
     made = plots(a.outdir, samples, ratios, a.dirs)
     if made:
         md.append("## Figures\n")

@@ -23,8 +23,8 @@
 # sleep=off and one vCPU, where the guest's clock counts executed
 # instructions, running only the one-CPU cost benchmarks (pipe -c same,
 # hackbench) in their instruction-count form, and on the patched kernel
-# the one-CPU handoff (futex, futexblk, swb, perf), whose latency is a path
-# length in instructions.
+# the one-CPU handoff (futex, futexblk, swb, watch, watchpoll, perf), whose
+# latency is a path length in instructions.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -90,12 +90,14 @@ grep -q '^CONFIG_SCHED_WAIT_BLOCK=y' "$BUILD/bench-patched/.config" ||
 	die "the patched bench kernel lacks CONFIG_SCHED_WAIT_BLOCK"
 grep -q '^CONFIG_SCHED_CONCURRENCY=y' "$BUILD/bench-patched/.config" ||
 	die "the patched bench kernel lacks CONFIG_SCHED_CONCURRENCY"
-# SCHED_NOTIFY: the scheduler side, which SCHED_WAIT_BLOCK and
-# SCHED_CONCURRENCY select.
-if ! diff <(grep -v -e SCHED_WAIT_BLOCK -e SCHED_NOTIFY -e SCHED_CONCURRENCY -e '^CONFIG_LOCALVERSION=' \
-		"$BUILD/bench-pristine/.config") \
-	  <(grep -v -e SCHED_WAIT_BLOCK -e SCHED_NOTIFY -e SCHED_CONCURRENCY -e '^CONFIG_LOCALVERSION=' \
-		"$BUILD/bench-patched/.config") > /dev/null; then
+grep -q '^CONFIG_SCHED_WATCH=y' "$BUILD/bench-patched/.config" ||
+	die "the patched bench kernel lacks CONFIG_SCHED_WATCH"
+# SCHED_NOTIFY: the scheduler side, which SCHED_WAIT_BLOCK,
+# SCHED_CONCURRENCY and SCHED_WATCH select.
+series_opts=(-e SCHED_WAIT_BLOCK -e SCHED_NOTIFY -e SCHED_CONCURRENCY -e SCHED_WATCH
+	     -e '^CONFIG_LOCALVERSION=')
+if ! diff <(grep -v "${series_opts[@]}" "$BUILD/bench-pristine/.config") \
+	  <(grep -v "${series_opts[@]}" "$BUILD/bench-patched/.config") > /dev/null; then
 	die "the two bench kernels differ in more than the series' options"
 fi
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make run: build the patched kernel and the demo, boot QEMU, run the demo
-# (demo/background_worker.c), and exit with its status (2: no status).
+# make run: build the patched kernel and the demos, boot QEMU, run them
+# (demo/background_worker.c, then demo/lazy_pool.c), and exit with their
+# status (2: no status).
 # make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]: run that
 # program instead, from /guest, where EXTRA's contents are copied too.
 # make shell (ci/run.sh --shell): boot to an interactive shell.
@@ -22,10 +23,12 @@ if [ -n "${PROG:-}" ]; then
 	cp "$PROG" "$payload/"
 	cmd="./$(basename "$PROG") ${ARGS:-}"
 else
-	banner "building the demo against the patched headers"
-	gcc -O2 -Wall -static -pthread -isystem "$OBJ/usr/include" \
-		-o "$payload/background_worker" "$TOP/demo/background_worker.c"
-	cmd="./background_worker ${ARGS:-}"
+	banner "building the demos against the patched headers"
+	for demo in background_worker lazy_pool; do
+		gcc -O2 -Wall -static -pthread -isystem "$OBJ/usr/include" \
+			-o "$payload/$demo" "$TOP/demo/$demo.c"
+	done
+	cmd="./background_worker ${ARGS:-} && ./lazy_pool"
 fi
 if [ -n "${EXTRA:-}" ]; then
 	[ -d "$EXTRA" ] || die "EXTRA=$EXTRA: not a directory"

@@ -89,6 +89,58 @@ struct sched_concurrency_member {
 #define __NR_sched_concurrency_create 464
 #endif
 
+/*
+ * Watch fds: the patched kernel's headers have the ABI; headers of a
+ * build from before them do not, hence the copy below (from
+ * include/uapi/linux/sched/watch.h).
+ */
+#if defined(__has_include)
+#if __has_include(<linux/sched/watch.h>)
+#include <linux/sched/watch.h>
+#endif
+#endif
+
+#ifndef SCHED_WATCH_ATTR_SIZE_VER0
+struct sched_watch_attr {
+	__u64 flags;
+	__u32 buffer;
+	__u32 reserved;
+};
+
+#define SCHED_WATCH_ATTR_SIZE_VER0	16
+#define SCHED_WATCH_NONBLOCK		0x1ULL
+#define SCHED_WATCH_BLOCK		1
+#define SCHED_WATCH_WAKE		2
+#define SCHED_WATCH_ALL_BLOCKED		7
+#define SCHED_WATCH_ALL_BLOCKED_END	8
+
+struct sched_watch_event {
+	__u64 seq;
+	__u64 time_ns;
+	__u32 tid;
+	__u32 cpu;
+	__u16 type;
+	__u16 flags;
+	__u32 data;
+};
+
+struct sched_watch_target {
+	__s32 pidfd;
+	__u32 flags;
+};
+
+#define SCHED_WATCH_IOC_ADD \
+	_IOW(0xB9, 0x10, struct sched_watch_target)
+#endif
+
+/* 465 on x86_64 (and in asm-generic) */
+#ifndef __NR_sched_watch_open
+#define __NR_sched_watch_open 465
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD	O_EXCL	/* <linux/pidfd.h> clashes with <fcntl.h> */
+#endif
+
 #define NSEC_PER_USEC	1000LL
 #define NSEC_PER_MSEC	1000000LL
 #define NSEC_PER_SEC	1000000000LL
@@ -657,6 +709,28 @@ static inline int conc_create_or_skip(unsigned int width, const char *bench,
 		       (int)__NR_sched_concurrency_create);
 		return -1;	/* not ours to close */
 	}
+	return fd;
+}
+
+/*
+ * A watch fd (@flags: SCHED_WATCH_NONBLOCK or 0) that watches thread
+ * @tid; dies on any failure (the benchmarks run on the patched kernel).
+ */
+static inline int watch_open_on(pid_t tid, unsigned long long flags)
+{
+	struct sched_watch_attr attr = { .flags = flags };
+	struct sched_watch_target t = { .flags = 0 };
+	int fd;
+
+	fd = syscall(__NR_sched_watch_open, &attr, sizeof(attr));
+	if (fd < 0)
+		die_errno("sched_watch_open");
+	t.pidfd = syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (t.pidfd < 0)
+		die_errno("pidfd_open");
+	if (ioctl(fd, SCHED_WATCH_IOC_ADD, &t))
+		die_errno("SCHED_WATCH_IOC_ADD");
+	close(t.pidfd);
 	return fd;
 }
 

@@ -6,7 +6,7 @@
  * A target thread blocks once per round in FUTEX_WAIT on its own futex
  * word ("go"); right before the futex call it takes
  * t0 = CLOCK_MONOTONIC and publishes it with the round number.  A
- * waiter thread learns of the block by one of four methods (-m) and
+ * waiter thread learns of the block by one of seven methods (-m) and
  * takes t1 as soon as it knows; the sample is t1 - t0.
  *
  *   swb    the waiter sleeps in sched_wait_block(target, 1 s, 0).
@@ -17,6 +17,14 @@
  *          and scans the ring buffer for a PERF_RECORD_SWITCH with
  *          MISC_SWITCH_OUT set and MISC_SWITCH_OUT_PREEMPT clear (a
  *          block, not a preemption) stamped at or after this round's t0.
+ *   watch  a watch fd (sched_watch_open()) watching the target; the
+ *          waiter sleeps in read(2) on it and stops at a BLOCK record of
+ *          the target stamped at or after this round's t0.  The read is
+ *          what the fd wakes before the target's switch (one context
+ *          switch on one CPU).
+ *   watchpoll  the same fd, non-blocking, the waiter sleeping in poll()
+ *          as for perf: poll's waiters are woken by an irq_work after
+ *          the switch, not before it.
  *   proc   the waiter reads /proc/self/task/<tid>/stat with pread() on
  *          absolute 1 ms clock_nanosleep() ticks and stops at state S
  *          or D, as libdispatch's Linux thread pool does.
@@ -36,7 +44,8 @@
  *          kernel change.
  *
  * Each waiting call has a 1 s timeout (also for swb, so that a lost
- * block is counted in "missed" instead of hanging the run).
+ * block is counted in "missed" instead of hanging the run; for watch, a
+ * per-thread timer that interrupts read(2) with SIGALRM).
  *
  * Keeping rounds apart (the call is edge-triggered, and returns at once
  * on a target that is still blocked):
@@ -50,8 +59,8 @@
  *      0..J us (-j), takes t0 and blocks;
  *   4. a report is only taken if it belongs to the round: swb and futex
  *      check that the published t0 is this round's (a stale report is
- *      counted in "stale" and the wait re-entered); perf additionally
- *      requires the record's time >= t0; proc requires that t0 is this
+ *      counted in "stale" and the wait re-entered); perf and watch
+ *      additionally require the record's time >= t0; proc requires that t0 is this
  *      round's when the S/D letter is read.
  * The target only ever waits by sched_yield() between rounds, which is
  * not a block (and is marked as preemption in perf's switch records).
@@ -74,7 +83,7 @@
  * N rounds divided by their number, which includes each round's
  * synchronisation (release, yields, the waiter going back to sleep).
  *
- *   -m swb|perf|proc|futex|futexblk
+ *   -m swb|perf|proc|futex|futexblk|watch|watchpoll
  *   -c same|cross  both threads on CPU 0, or target on 0 and waiter on 1
  *   -n N           samples (default 10000; -q: 200)
  *   -s S           switch-counting rounds after them (default 500; -q: 50;
@@ -94,11 +103,15 @@
 #include "common.h"
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
 
-enum method { M_SWB, M_PERF, M_PROC, M_FUTEX, M_FUTEXBLK, NR_METHODS };
+enum method {
+	M_SWB, M_PERF, M_PROC, M_FUTEX, M_FUTEXBLK, M_WATCH, M_WATCHPOLL,
+	NR_METHODS
+};
 static const char *const method_names[] = {
-	"swb", "perf", "proc", "futex", "futexblk"
+	"swb", "perf", "proc", "futex", "futexblk", "watch", "watchpoll"
 };
 
 #define TIMEOUT_NS	NSEC_PER_SEC
@@ -377,6 +390,114 @@ static long long wait_perf(struct perf_ctx *p, pid_t tid, int r)
 	}
 }
 
+/* The watch methods: the fd, and the timer that bounds a read(2) */
+struct watch_ctx {
+	int fd;
+	timer_t timer;
+	struct sched_watch_event buf[64];
+};
+
+static void on_alarm(int sig)
+{
+}
+
+static void watch_setup(struct watch_ctx *w, pid_t tid, bool poll_mode)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_THREAD_ID,
+		.sigev_signo = SIGALRM,
+	};
+
+	w->fd = watch_open_on(tid, poll_mode ? SCHED_WATCH_NONBLOCK : 0);
+	if (poll_mode)
+		return;
+	if (sigaction(SIGALRM, &sa, NULL))
+		die_errno("sigaction");
+	sev._sigev_un._tid = gettid_();
+	if (timer_create(CLOCK_MONOTONIC, &sev, &w->timer))
+		die_errno("timer_create");
+}
+
+/*
+ * Consume the @n bytes of records read; with @t0 >= 0, return 1 if one
+ * of them is a BLOCK of the target at or after @t0.
+ */
+static int watch_scan(struct watch_ctx *w, ssize_t n, long long t0, pid_t tid)
+{
+	int i, found = 0;
+
+	if (n % sizeof(w->buf[0]))
+		die("watch: read %zd bytes, not whole records", n);
+	for (i = 0; i < n / (ssize_t)sizeof(w->buf[0]); i++) {
+		struct sched_watch_event *e = &w->buf[i];
+
+		/* One thread watched: its BLOCK is also the set's */
+		if (e->type != SCHED_WATCH_BLOCK && e->type != SCHED_WATCH_WAKE &&
+		    e->type != SCHED_WATCH_ALL_BLOCKED &&
+		    e->type != SCHED_WATCH_ALL_BLOCKED_END)
+			die("watch: unexpected record type %u", e->type);
+		if (e->type == SCHED_WATCH_BLOCK && (pid_t)e->tid == tid &&
+		    t0 >= 0 && (long long)e->time_ns >= t0)
+			found = 1;
+	}
+	return found;
+}
+
+/* Drop the records of earlier rounds (the target's last WAKE, say). */
+static void watch_drain(struct watch_ctx *w, pid_t tid)
+{
+	struct pollfd pfd = { .fd = w->fd, .events = POLLIN };
+	ssize_t n;
+
+	while (poll(&pfd, 1, 0) > 0) {
+		n = read(w->fd, w->buf, sizeof(w->buf));
+		if (n < 0 && errno != EAGAIN)
+			die_errno("read watch fd");
+		if (n > 0)
+			watch_scan(w, n, -1, tid);
+	}
+}
+
+static long long wait_watch(struct watch_ctx *w, pid_t tid, int r,
+			    bool poll_mode)
+{
+	long long deadline = now_ns() + TIMEOUT_NS;
+
+	if (!poll_mode) {
+		struct itimerspec its = { .it_value = { .tv_sec = 1 } };
+
+		if (timer_settime(w->timer, 0, &its, NULL))
+			die_errno("timer_settime");
+	}
+	for (;;) {
+		long long left = deadline_left(deadline), t1;
+		ssize_t n;
+
+		if (!left)
+			return 0;
+		if (poll_mode) {
+			struct pollfd pfd = { .fd = w->fd, .events = POLLIN };
+
+			n = poll(&pfd, 1, (left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
+			if (n < 0 && errno != EINTR)
+				die_errno("poll watch fd");
+			if (n <= 0)
+				continue;
+		}
+		n = read(w->fd, w->buf, sizeof(w->buf));
+		t1 = now_ns();
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			die_errno("read watch fd");
+		/* As for perf: a BLOCK of round r follows t0_round = r. */
+		if (watch_scan(w, n, atomic_load(&t0_round) == r ?
+			       atomic_load(&t0_ns) : -1, tid))
+			return t1;
+	}
+}
+
 static long long wait_proc(int fd, int r, long long *tick)
 {
 	long long deadline = now_ns() + TIMEOUT_NS;
@@ -431,6 +552,7 @@ static void count_switches(int sfd, int own, int tst, char *buf)
 static void *waiter(void *arg)
 {
 	struct perf_ctx perf = { .fd = -1 };
+	struct watch_ctx watch = { .fd = -1 };
 	long long tick = 0, t1, ctxt_start;
 	int pfd = -1, sfd, own = -1, tst = -1, r;
 	bool counting;
@@ -443,6 +565,8 @@ static void *waiter(void *arg)
 		sched_yield();
 	if (method == M_PERF)
 		perf_setup(&perf, tid);
+	if (method == M_WATCH || method == M_WATCHPOLL)
+		watch_setup(&watch, tid, method == M_WATCHPOLL);
 	if (method == M_PROC) {
 		pfd = proc_stat_open(tid);
 		tick = now_ns();
@@ -476,6 +600,8 @@ static void *waiter(void *arg)
 			sched_yield();
 		if (method == M_PERF)
 			perf_scan(&perf, perf_head(&perf), -1, tid); /* drop old */
+		if (watch.fd >= 0)
+			watch_drain(&watch, tid);
 		atomic_store(&count_round, counting ? r : 0);
 		atomic_store(&armed_round, r);
 
@@ -488,6 +614,10 @@ static void *waiter(void *arg)
 			break;
 		case M_PROC:
 			t1 = wait_proc(pfd, r, &tick);
+			break;
+		case M_WATCH:
+		case M_WATCHPOLL:
+			t1 = wait_watch(&watch, tid, r, method == M_WATCHPOLL);
 			break;
 		default:
 			t1 = wait_futex(r);
@@ -511,6 +641,10 @@ static void *waiter(void *arg)
 	futex_wake_checked(&go, 1);
 	if (perf.fd >= 0)
 		close(perf.fd);
+	if (watch.fd >= 0)
+		close(watch.fd);
+	if (method == M_WATCH)
+		timer_delete(watch.timer);
 	if (pfd >= 0)
 		close(pfd);
 	close(sfd);
@@ -573,7 +707,8 @@ static void print_switches(const char *variant)
 
 static void usage(void)
 {
-	die("usage: handoff [-q] -m swb|perf|proc|futex|futexblk [-c same|cross] "
+	die("usage: handoff [-q] -m swb|perf|proc|futex|futexblk|watch|watchpoll "
+	    "[-c same|cross] "
 	    "[-n SAMPLES] [-s SWITCH_ROUNDS] [-j US] [-o FILE]");
 }
 
