@@ -111,6 +111,7 @@ struct sched_watch_attr {
 #define SCHED_WATCH_NONBLOCK		0x1ULL
 #define SCHED_WATCH_BLOCK		1
 #define SCHED_WATCH_WAKE		2
+#define SCHED_WATCH_ADDED		4
 #define SCHED_WATCH_ALL_BLOCKED		7
 #define SCHED_WATCH_ALL_BLOCKED_END	8
 

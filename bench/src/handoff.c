@@ -432,8 +432,9 @@ static int watch_scan(struct watch_ctx *w, ssize_t n, long long t0, pid_t tid)
 	for (i = 0; i < n / (ssize_t)sizeof(w->buf[0]); i++) {
 		struct sched_watch_event *e = &w->buf[i];
 
-		/* One thread watched: its BLOCK is also the set's */
+		/* ADDED first; one thread watched: its BLOCK is the set's */
 		if (e->type != SCHED_WATCH_BLOCK && e->type != SCHED_WATCH_WAKE &&
+		    e->type != SCHED_WATCH_ADDED &&
 		    e->type != SCHED_WATCH_ALL_BLOCKED &&
 		    e->type != SCHED_WATCH_ALL_BLOCKED_END)
 			die("watch: unexpected record type %u", e->type);
