@@ -173,6 +173,7 @@ static void maybe_start_spare(void)
 static enum strategy strategy;
 static int watch_fd = -1;
 static atomic_llong manager_cpu_ns;
+static long manager_looks;		/* reads returned, or poll ticks */
 
 static void *manager(void *arg)
 {
@@ -189,6 +190,7 @@ static void *manager(void *arg)
 				continue;
 			if (n < 0)
 				die("read watch fd");
+			manager_looks++;
 			for (i = 0; i < n / (ssize_t)sizeof(ev[0]); i++)
 				if (ev[i].type == SCHED_WATCH_ALL_BLOCKED)
 					maybe_start_spare();
@@ -197,6 +199,7 @@ static void *manager(void *arg)
 			tick.tv_sec = next / NSEC_PER_SEC;
 			tick.tv_nsec = next % NSEC_PER_SEC;
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &tick, NULL);
+			manager_looks++;
 			maybe_start_spare();
 		}
 	}
@@ -219,6 +222,7 @@ static int run(enum strategy s)
 	int i, e, nr = 0, missed = 0;
 
 	memset(&pool, 0, sizeof(pool));
+	manager_looks = 0;
 	strategy = s;
 	react = calloc(nr_episodes, sizeof(*react));
 	if (!react)
@@ -294,12 +298,13 @@ static int run(enum strategy s)
 	pthread_join(sp, NULL);
 
 	qsort(react, nr, sizeof(*react), cmp_ll);
-	printf("%-9s %4d/%-4d %10.1f %10.1f %10.1f %7d %8.2f%%\n", names[s],
+	printf("%-9s %4d/%-4d %10.1f %10.1f %10.1f %7d %8.2f%% %9.0f\n", names[s],
 	       nr, nr_episodes,
 	       nr ? react[nr / 2] / 1000.0 : 0.0,
 	       nr ? react[(nr * 99 + 99) / 100 - 1] / 1000.0 : 0.0,
 	       nr ? react[nr - 1] / 1000.0 : 0.0, missed,
-	       100.0 * atomic_load(&manager_cpu_ns) / wall);
+	       100.0 * atomic_load(&manager_cpu_ns) / wall,
+	       manager_looks / (wall / 1e9));
 	free(react);
 	return 0;
 }
@@ -337,14 +342,15 @@ int main(int argc, char **argv)
 	printf("lazy_pool: %d workers, %d episodes of 0-200 us compute + 2 ms "
 	       "I/O each;\nthe spare starts when all %d are in I/O.\n\n",
 	       nr_workers, nr_episodes, nr_workers);
-	printf("%-9s %9s %10s %10s %10s %7s %9s\n", "manager", "started",
-	       "p50 (us)", "p99 (us)", "max (us)", "missed", "CPU");
+	printf("%-9s %9s %10s %10s %10s %7s %9s %9s\n", "manager", "started",
+	       "p50 (us)", "p99 (us)", "max (us)", "missed", "CPU", "looks/s");
 	for (int s = 0; s < NR_STRATEGIES; s++)
 		run(s);
 	printf("\nstarted: episodes in which the spare ran while all workers "
 	       "were in I/O;\np50/p99/max: from the last worker entering I/O "
 	       "to the spare running;\nmissed: episodes whose I/O ended "
 	       "before the manager looked;\nCPU: the manager thread's CPU "
-	       "time / wall time.\n");
+	       "time / wall time; looks/s: the manager's reads that returned, "
+	       "or its poll ticks, per second.\n");
 	return 0;
 }
