@@ -47,10 +47,10 @@ for t in ${TESTS:-}; do
 	args="$args -t $t"
 done
 echo "$args" > "$GUEST/extra/etc/kselftest-args"
-# The tests' own knobs (SWB_STRESS_SECONDS, SCHED_CONC_FUZZ_CALLS, ...),
+# The tests' own knobs (SWB_STRESS_SECONDS, SCHED_CONC_FUZZ_CALLS, SCHED_WATCH_*, ...),
 # given to make, go to the guest's environment: the guest's /init reads
 # this file before it runs the tests.
-env | grep -E '^(SWB|SCHED_CONC)_[A-Z0-9_]+=.' | sed "s/^\([^=]*\)=\(.*\)$/export \1='\2'/" \
+env | grep -E '^(SWB|SCHED_CONC|SCHED_WATCH)_[A-Z0-9_]+=.' | sed "s/^\([^=]*\)=\(.*\)$/export \1='\2'/" \
 	> "$GUEST/extra/etc/kselftest-env" || true
 grep -v '^#' "$TOP/selftests/known-failures" | cut -d' ' -f1 \
 	> "$GUEST/extra/etc/kselftest-xfail"

@@ -404,7 +404,7 @@ static long long perf_wait(struct worker *w, int r)
 
 static void run_many(bool perf, long rounds)
 {
-	long long t, mem0, slab0, *samples;
+	long long t, mem0, slab0, mem_kb, *samples;
 	long nr = 0, missed = 0, r;
 	uint64_t rnd = 0x9e3779b97f4a7c15ULL;
 	char variant[32];
@@ -438,7 +438,8 @@ static void run_many(bool perf, long rounds)
 	if (!perf)
 		watch_timer_setup();
 	bench_print("watchmany", variant, "setup_us", t / 1000.0);
-	bench_print("watchmany", variant, "memfree_kb", mem0 - meminfo_kb("MemFree"));
+	mem_kb = mem0 - meminfo_kb("MemFree");
+	bench_print("watchmany", variant, "memfree_kb", mem_kb);
 	bench_print("watchmany", variant, "slab_kb", meminfo_kb("Slab") - slab0);
 
 	for (r = 0; r < rounds; r++) {
@@ -463,7 +464,7 @@ static void run_many(bool perf, long rounds)
 	qsort(samples, nr, sizeof(*samples), cmp_ll);
 	printf("watchmany %s: setup %.0f us, %lld kB MemFree, %ld samples, "
 	       "%ld missed, p50 %lld ns, p99 %lld ns\n", variant, t / 1000.0,
-	       mem0 - meminfo_kb("MemFree"), nr, missed,
+	       mem_kb, nr, missed,
 	       percentile(samples, nr, 50), percentile(samples, nr, 99));
 	bench_print("watchmany", variant, "p50_ns", percentile(samples, nr, 50));
 	bench_print("watchmany", variant, "p90_ns", percentile(samples, nr, 90));
