@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/perf_event.h>
 #include <linux/time_types.h>
 #include <pthread.h>
 #include <sched.h>
@@ -733,6 +734,50 @@ static inline int watch_open_on(pid_t tid, unsigned long long flags)
 		die_errno("SCHED_WATCH_IOC_ADD");
 	close(t.pidfd);
 	return fd;
+}
+
+/*
+ * A perf ring buffer (@meta, data area @data of @size bytes, a power of
+ * two) of a PERF_RECORD_SWITCH event with sample_id_all TID|TIME:
+ * consume the records up to @head; with @t0 >= 0, return 1 if one of
+ * them is a block (switch-out, not preemption) of @tid at or after @t0.
+ */
+static inline int perf_ring_scan(struct perf_event_mmap_page *meta, char *data,
+				 size_t size, uint64_t head, long long t0,
+				 pid_t tid)
+{
+	uint64_t tail = meta->data_tail;
+	int found = 0;
+
+	while (tail < head) {
+		struct perf_event_header hdr;
+		char rec[256];
+		size_t off = tail & (size - 1), first;
+
+		first = size - off < sizeof(hdr) ? size - off : sizeof(hdr);
+		memcpy(&hdr, data + off, first);
+		memcpy((char *)&hdr + first, data, sizeof(hdr) - first);
+		if (hdr.size < sizeof(hdr) || hdr.size > sizeof(rec))
+			die("perf: corrupt record");
+		if (hdr.type == PERF_RECORD_LOST)
+			die("perf: records lost");
+		if (hdr.type == PERF_RECORD_SWITCH && t0 >= 0 &&
+		    hdr.size == sizeof(hdr) + 16 &&
+		    (hdr.misc & PERF_RECORD_MISC_SWITCH_OUT) &&
+		    !(hdr.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) {
+			struct { uint32_t pid, tid; uint64_t time; } id;
+
+			first = size - off < hdr.size ? size - off : hdr.size;
+			memcpy(rec, data + off, first);
+			memcpy(rec + first, data, hdr.size - first);
+			memcpy(&id, rec + sizeof(hdr), sizeof(id));
+			if ((pid_t)id.tid == tid && (long long)id.time >= t0)
+				found = 1;
+		}
+		tail += hdr.size;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	return found;
 }
 
 #endif /* BENCH_COMMON_H */

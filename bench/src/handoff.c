@@ -327,38 +327,7 @@ static uint64_t perf_head(struct perf_ctx *p)
 static int perf_scan(struct perf_ctx *p, uint64_t head, long long t0,
 		     pid_t tid)
 {
-	uint64_t tail = p->meta->data_tail;
-	int found = 0;
-
-	while (tail < head) {
-		struct perf_event_header hdr;
-		char rec[256];
-		size_t off = tail & (p->size - 1), first;
-
-		first = p->size - off < sizeof(hdr) ? p->size - off : sizeof(hdr);
-		memcpy(&hdr, p->data + off, first);
-		memcpy((char *)&hdr + first, p->data, sizeof(hdr) - first);
-		if (hdr.size < sizeof(hdr))
-			die("perf: corrupt record");
-		if (hdr.type == PERF_RECORD_LOST)
-			die("perf: records lost");
-		if (hdr.type == PERF_RECORD_SWITCH && t0 >= 0 &&
-		    hdr.size == sizeof(hdr) + 16 &&
-		    (hdr.misc & PERF_RECORD_MISC_SWITCH_OUT) &&
-		    !(hdr.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) {
-			struct { uint32_t pid, tid; uint64_t time; } id;
-
-			first = p->size - off < hdr.size ? p->size - off : hdr.size;
-			memcpy(rec, p->data + off, first);
-			memcpy(rec + first, p->data, hdr.size - first);
-			memcpy(&id, rec + sizeof(hdr), sizeof(id));
-			if ((pid_t)id.tid == tid && (long long)id.time >= t0)
-				found = 1;
-		}
-		tail += hdr.size;
-	}
-	__atomic_store_n(&p->meta->data_tail, tail, __ATOMIC_RELEASE);
-	return found;
+	return perf_ring_scan(p->meta, p->data, p->size, head, t0, tid);
 }
 
 static long long wait_perf(struct perf_ctx *p, pid_t tid, int r)

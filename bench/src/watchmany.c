@@ -331,39 +331,9 @@ static void perf_setup_all(int n)
 /* Consume @w's ring; true if it holds a block of @tid at or after @t0. */
 static bool perf_found(struct worker *w, pid_t tid, long long t0)
 {
-	uint64_t head = __atomic_load_n(&w->meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = w->meta->data_tail;
-	bool found = false;
-
-	while (tail < head) {
-		struct perf_event_header hdr;
-		char r[256];
-		size_t off = tail & (ring_size - 1), first;
-
-		first = ring_size - off < sizeof(hdr) ? ring_size - off : sizeof(hdr);
-		memcpy(&hdr, w->data + off, first);
-		memcpy((char *)&hdr + first, w->data, sizeof(hdr) - first);
-		if (hdr.size < sizeof(hdr) || hdr.size > sizeof(r))
-			die("perf: corrupt record");
-		if (hdr.type == PERF_RECORD_LOST)
-			die("perf: records lost");
-		if (hdr.type == PERF_RECORD_SWITCH && t0 >= 0 &&
-		    hdr.size == sizeof(hdr) + 16 &&
-		    (hdr.misc & PERF_RECORD_MISC_SWITCH_OUT) &&
-		    !(hdr.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) {
-			struct { uint32_t pid, tid; uint64_t time; } id;
-
-			first = ring_size - off < hdr.size ? ring_size - off : hdr.size;
-			memcpy(r, w->data + off, first);
-			memcpy(r + first, w->data, hdr.size - first);
-			memcpy(&id, r + sizeof(hdr), sizeof(id));
-			if ((pid_t)id.tid == tid && (long long)id.time >= t0)
-				found = true;
-		}
-		tail += hdr.size;
-	}
-	__atomic_store_n(&w->meta->data_tail, tail, __ATOMIC_RELEASE);
-	return found;
+	return perf_ring_scan(w->meta, w->data, ring_size,
+			      __atomic_load_n(&w->meta->data_head, __ATOMIC_ACQUIRE),
+			      t0, tid);
 }
 
 static void perf_drain_all(int n)
