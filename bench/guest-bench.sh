@@ -92,6 +92,17 @@ fail() {
 	failures=$((failures + 1))
 }
 
+# hang_report PID WHAT: the state, wait channel and kernel stack of each
+# thread of PID, then every blocked task (sysrq w), on the console.
+hang_report() {
+	echo "HANG: $2 (pid $1) still runs after ${BENCH_PROG_LIMIT:-600} s"
+	for t in /proc/$1/task/*; do
+		echo "$t: $(cut -d' ' -f3 "$t/stat" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+		cat "$t/stack" 2>/dev/null
+	done
+	echo w > /proc/sysrq-trigger 2>/dev/null
+}
+
 # run STATE REP NAME PROGRAM ARGS...: run one program, collect its figures
 run() {
 	state=$1
@@ -100,8 +111,26 @@ run() {
 	shift 3
 	log=$outdir/$name.$(echo "$state" | tr / _).$rep.log
 	echo "[$(date +%H:%M:%S)] $state rep $rep: $*"
-	"$@" > "$log" 2>&1
+	"$@" > "$log" 2>&1 &
+	pid=$!
+	# A watchdog that sleeps, rather than polls, so as not to disturb
+	# the figures: after BENCH_PROG_LIMIT seconds (default 600; no
+	# program takes 60 here) it reports where the program's threads
+	# sleep and kills it, so that a hang is diagnosed and costs one run,
+	# not the guest's whole time.
+	(
+		trap 'kill $s 2>/dev/null; exit 0' TERM
+		sleep "${BENCH_PROG_LIMIT:-600}" &
+		s=$!
+		wait $s
+		hang_report "$pid" "$*"
+		kill -9 "$pid" 2>/dev/null
+	) &
+	wd=$!
+	wait $pid
 	rc=$?
+	kill $wd 2>/dev/null
+	wait $wd 2>/dev/null
 	grep '^BENCH,' "$log" | sed "s|^BENCH,|$label,$state,|; s|\$|,$rep|" >> "$csv"
 	grep -v '^BENCH,' "$log"
 	[ $rc = 0 ] || fail "$* (exit $rc)"
@@ -259,13 +288,15 @@ if [ "$label" = patched ] && [ "$mode" = wall ]; then
 	done
 	run n/a 1 storm "$BIN/storm" $q
 	# Watch fds: 1000 threads on one fd against 1000 perf fds, then the
-	# event rate with a small buffer (overflows on purpose) and the default.
+	# event rate with a small buffer (overflows on purpose) and the default,
+	# and with the default on a lazy fd (the reader wakes at half full).
 	for m in watch perf; do
 		run n/a 1 "watchmany-$m" "$BIN/watchmany" $q -m $m -n 1000
 	done
 	for b in 64 1024; do
 		run n/a 1 "watchmany-rate-b$b" "$BIN/watchmany" $q -m rate -b $b
 	done
+	run n/a 1 watchmany-rate-lazy-b1024 "$BIN/watchmany" $q -m rate -b 1024 -l
 fi
 # The one-CPU handoff in instructions: no switch counting (its /proc reads
 # are not part of a handoff), no proc method (its 1 ms polling grid is

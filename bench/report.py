@@ -808,6 +808,16 @@ def watchmany_table(rows, summary):
                                "records read/s", "dropped share",
                                "overflow records (sum)", "violations (sum)"],
                               table)
+    # SCHED_WATCH_LAZY against the same buffer, woken at every record
+    rc = ratio_ci(vals.get("rate-lazy-b1024", {}).get("events_per_s", []),
+                  vals.get("rate-b1024", {}).get("events_per_s", []))
+    if rc:
+        md += "\n" + md_table(["ratio", "figure", "ratio of means [95% CI]"],
+                              [["rate-lazy-b1024/rate-b1024", "events_per_s",
+                                fmt_ratio(rc)]])
+        for stat, x in zip(("ratio", "ci_lo", "ci_hi"), rc):
+            summary.append(("watchmany", "ratio", "lazy/eager-b1024",
+                            "events_per_s", "all", stat, x))
     return md
 
 
@@ -1077,7 +1087,9 @@ def main():
           "records say were dropped; violations: sequence numbers not "
           "increasing, BLOCK/WAKE not alternating without an OVERFLOW in "
           "between, or SCHED_WATCH_IOC_STATE not saying BLOCKED for every "
-          "thread once all sleep (must be 0).\n",
+          "thread once all sleep (must be 0). rate-lazy-bB: the same on a "
+          "SCHED_WATCH_LAZY fd, whose reader is woken only at half full "
+          "(the pairs never all sleep) and then reads until EAGAIN.\n",
           watchmany_md or "No watch fd data in this run.\n"]
     made = plots(a.outdir, samples, ratios, a.dirs)
     if made:

@@ -17,6 +17,9 @@
  *          workers; on an ALL_BLOCKED record it checks the "in I/O" flags
  *          (the fd also says ALL_BLOCKED when they wait for the next
  *          episode) and starts the spare.
+ *   lazy   the same on a SCHED_WATCH_LAZY fd: read(2) returns only at
+ *          ALL_BLOCKED (or an EXIT, or a half-full buffer), not at every
+ *          block and wakeup of a worker.
  *   poll20us, poll10ms
  *          the manager sleeps 20 us or 10 ms (absolute ticks), then
  *          checks the flags, and starts the spare if all W are in I/O.
@@ -59,9 +62,10 @@
 #define IO_NS		(2 * NSEC_PER_MSEC)
 #define MAX_WORKERS	64
 
-enum strategy { S_WATCH, S_POLL20US, S_POLL10MS, NR_STRATEGIES };
-static const char *const names[] = { "watch", "poll20us", "poll10ms" };
-static const long long poll_ns[] = { 0, 20 * NSEC_PER_USEC, 10 * NSEC_PER_MSEC };
+enum strategy { S_WATCH, S_LAZY, S_POLL20US, S_POLL10MS, NR_STRATEGIES };
+static const char *const names[] = { "watch", "lazy", "poll20us", "poll10ms" };
+static const long long poll_ns[] = { 0, 0, 20 * NSEC_PER_USEC, 10 * NSEC_PER_MSEC };
+#define IS_WATCH(s)	((s) == S_WATCH || (s) == S_LAZY)
 
 static int nr_workers = 4, nr_episodes = 200;
 
@@ -181,7 +185,7 @@ static void *manager(void *arg)
 	long long next = now_ns();
 
 	while (!atomic_load(&pool.stop)) {
-		if (strategy == S_WATCH) {
+		if (IS_WATCH(strategy)) {
 			struct sched_watch_event ev[64];
 			ssize_t n = read(watch_fd, ev, sizeof(ev));
 			int i;
@@ -236,8 +240,10 @@ static int run(enum strategy s)
 		while (!atomic_load(&pool.tids[i]))
 			sched_yield();
 
-	if (s == S_WATCH) {
-		struct sched_watch_attr attr = { .flags = 0 };
+	if (IS_WATCH(s)) {
+		struct sched_watch_attr attr = {
+			.flags = s == S_LAZY ? SCHED_WATCH_LAZY : 0,
+		};
 
 		watch_fd = syscall(__NR_sched_watch_open, &attr, sizeof(attr));
 		if (watch_fd < 0)
@@ -284,7 +290,7 @@ static int run(enum strategy s)
 	futex_wake(&pool.episode);
 	atomic_fetch_add(&pool.spare_go, 1);
 	futex_wake(&pool.spare_go);
-	if (s == S_WATCH) {
+	if (IS_WATCH(s)) {
 		/* The workers exit: EXIT records and ALL_BLOCKED end the read */
 		for (i = 0; i < nr_workers; i++)
 			pthread_join(w[i], NULL);

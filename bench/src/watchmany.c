@@ -35,7 +35,10 @@
  * thread unless an OVERFLOW record came in between.  At the end it stops
  * the pairs (every thread then sleeps in FUTEX_WAIT), drains the fd and
  * checks that SCHED_WATCH_IOC_STATE says BLOCKED for every thread: the
- * state survives the overflows.  Figures: events_per_s (read + dropped),
+ * state survives the overflows.  With -l, the fd is SCHED_WATCH_LAZY: the
+ * reader is woken only when the buffer is half full (the pairs never all
+ * sleep), and then reads until EAGAIN; the variant is rate-lazy-b<B>.
+ * Figures: events_per_s (read + dropped),
  * events_per_s_cpu (per online CPU), read_per_s, dropped_share,
  * overflows, violations (must be 0; any makes the run fail).
  *
@@ -536,7 +539,7 @@ static void rate_consume(ssize_t n)
 	}
 }
 
-static void run_rate(int pairs, int seconds, unsigned int buffer)
+static void run_rate(int pairs, int seconds, unsigned int buffer, bool lazy)
 {
 	struct sched_watch_attr attr = { .buffer = buffer };
 	struct sched_watch_thread *st;
@@ -559,7 +562,7 @@ static void run_rate(int pairs, int seconds, unsigned int buffer)
 		die("out of memory");
 	memset(pr, 0, pairs * sizeof(*pr));
 
-	attr.flags = SCHED_WATCH_NONBLOCK;
+	attr.flags = SCHED_WATCH_NONBLOCK | (lazy ? SCHED_WATCH_LAZY : 0);
 	fd = syscall(__NR_sched_watch_open, &attr, sizeof(attr));
 	if (fd < 0)
 		die_errno("sched_watch_open");
@@ -592,10 +595,12 @@ static void run_rate(int pairs, int seconds, unsigned int buffer)
 
 		if (poll(&pfd, 1, 10) <= 0)
 			continue;
-		n = read(fd, rec, sizeof(rec));
-		if (n < 0 && errno == EAGAIN)
-			continue;
-		rate_consume(n);
+		do {
+			n = read(fd, rec, sizeof(rec));
+			if (n < 0 && errno == EAGAIN)
+				break;
+			rate_consume(n);
+		} while (lazy);
 	}
 	t = now_ns() - t;
 
@@ -643,7 +648,8 @@ static void run_rate(int pairs, int seconds, unsigned int buffer)
 		pthread_join(thr[i], NULL);
 	close(fd);
 
-	snprintf(variant, sizeof(variant), "rate-b%u", buffer);
+	snprintf(variant, sizeof(variant), "rate-%sb%u", lazy ? "lazy-" : "",
+		 buffer);
 	printf("watchmany %s: %d pairs, %.2f s: %ld records read, %ld events "
 	       "dropped in %ld overflows, %.0f events/s (%.0f per CPU), "
 	       "STATE: %u threads, %d blocked, %ld violations\n", variant,
@@ -669,17 +675,21 @@ static void run_rate(int pairs, int seconds, unsigned int buffer)
 static void usage(void)
 {
 	die("usage: watchmany [-q] [-m watch|perf|rate] [-n THREADS] "
-	    "[-r ROUNDS] [-p PAIRS] [-t SECONDS] [-b BUFFER]");
+	    "[-r ROUNDS] [-p PAIRS] [-t SECONDS] [-b BUFFER] [-l]");
 }
 
 int main(int argc, char **argv)
 {
 	const char *mode = "watch";
 	long rounds = 2000, seconds = 5, buffer = 64, pairs = -1;
+	bool lazy = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "qm:n:r:p:t:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "qm:n:r:p:t:b:l")) != -1) {
 		switch (opt) {
+		case 'l':
+			lazy = true;
+			break;
 		case 'q':
 			rounds = 100;
 			seconds = 1;
@@ -715,7 +725,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "perf"))
 		run_many(true, rounds);
 	else if (!strcmp(mode, "rate"))
-		run_rate(pairs, seconds, buffer);
+		run_rate(pairs, seconds, buffer, lazy);
 	else
 		usage();
 	return 0;
