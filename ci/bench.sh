@@ -134,7 +134,7 @@ guest() {
 	# The results go out through ttyS1, base64 (the tty adds CRs).
 	cat > "$GUEST/extra/etc/guest-cmd" <<-EOF
 		echo "BENCH-KERNEL: \$(uname -r)"
-		BOOT=$boot BENCH_MODE=$mode sh ./guest-bench.sh $kernel $QUICK /tmp/out
+		BOOT=$boot BENCH_MODE=$mode BENCH_PROG_LIMIT=${BENCH_PROG_LIMIT:-600} sh ./guest-bench.sh $kernel $QUICK /tmp/out
 		rc=\$?
 		tar -C /tmp -cz out | base64 > /dev/ttyS1
 		exit \$rc
