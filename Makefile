@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# sched_wait_block(): a patch series on Debian's linux-source-6.12, tested
+# sched_wait_block(), concurrency groups and watch fds: three patch series
+# on Linux 7.2 (Debian's linux-source-7.2), with a backport to 6.12, tested
 # in QEMU.  "make help" lists the targets; README.md explains them.
 
 SHELL := /bin/bash
@@ -22,6 +23,11 @@ BOOTS ?=
 SWB_STRESS_SECONDS ?=
 SWB_FUZZ_CALLS ?=
 TRINITY_SECONDS ?=
+# make check BASE=6.12: the backport (kernel/backport-6.12/) instead of 7.2
+BASE ?=
+# make check SMP=4: guests with 4 (or 1, 8) vCPUs instead of 2
+SMP ?=
+export BASE SMP
 export PROG ARGS EXTRA FILTER TESTS QUICK BOOTS SWB_STRESS_SECONDS \
 	SWB_FUZZ_CALLS TRINITY_SECONDS
 
@@ -31,7 +37,7 @@ endif
 
 .PHONY: help deps tree series kernel kunit selftests checkpatch warnings \
 	check mutants bisect run shell clean distclean bench trinity regress \
-	check-kcsan check-rt check-arm64
+	check-kcsan check-rt check-lazy check-arm64
 
 help:
 	@echo 'Main commands:'
@@ -41,8 +47,8 @@ help:
 	@echo ''
 	@echo 'Steps:'
 	@echo '  make deps        install the Debian packages the build needs'
-	@echo '  make tree        unpack linux-source-6.12 into build/linux, apply kernel/'
-	@echo '  make series      export build/linux (base..HEAD) to kernel/'
+	@echo '  make tree        unpack linux-source-7.2 into build/linux, apply kernel/series'
+	@echo '  make series      export build/linux to kernel/{wait-block,concurrency,watch}/'
 	@echo '  make kernel      build the test kernel (kunit.py) in build/obj'
 	@echo '  make kunit       kunit.py run [FILTER=suite.case]'
 	@echo '  make selftests   kselftests in a QEMU guest [TESTS=collection:test]'
@@ -56,13 +62,16 @@ help:
 	@echo '  make regress     futex/pidfd/clone3/sched selftests, pristine vs patched'
 	@echo '  make check-kcsan KUnit + selftests on a KCSAN kernel'
 	@echo '  make check-rt    KUnit + selftests on a PREEMPT_RT kernel'
+	@echo '  make check-lazy  KUnit + selftests on a PREEMPT_LAZY kernel'
 	@echo '  make check-arm64 KUnit on arm64 (cross-built, qemu-system-aarch64)'
 	@echo '  make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]'
 	@echo '  make shell       boot the guest to an interactive shell'
 	@echo '  make clean       remove build outputs, keep the tree'
 	@echo '  make distclean   remove build/ entirely'
 	@echo ''
-	@echo 'Variables: KVM=1 (use KVM if a probe boot works), JOBS=N, V=1'
+	@echo 'Variables: BASE=6.12 (the backport: kernel/backport-6.12/, build/6.12/),'
+	@echo '  SMP=1|2|4|8 (vCPUs of the guests, default 2), KVM=1 (use KVM if a probe'
+	@echo '  boot works), JOBS=N, V=1'
 
 deps:
 	@$(CI)/deps.sh
@@ -111,6 +120,9 @@ check-kcsan:
 
 check-rt:
 	@VARIANT=rt STAGES="kunit selftests" $(CI)/check.sh
+
+check-lazy:
+	@VARIANT=lazy STAGES="kunit selftests" $(CI)/check.sh
 
 check-arm64:
 	@$(CI)/deps.sh arm64

@@ -41,7 +41,14 @@ else
 	guest_timeout=1800
 fi
 BASE_TREE=$BUILD/base
-DEBIAN_CONFIG=/usr/src/linux-config-6.12/config.amd64_none_cloud-amd64.xz
+# Debian's own configuration of the base, to hold bench/*.config to.
+if [ -z "$BASE_SUITE" ]; then
+	DEBIAN_CONFIG=/usr/src/linux-config-$BASE/config.amd64_none_cloud-amd64.xz
+else
+	DEBIAN_CONFIG=$("$TOP"/ci/debian-fetch.sh binary "$BASE_SUITE" \
+		"linux-config-$BASE" "$BASE_DEB_VERSION")/usr/src/linux-config-$BASE/config.amd64_none_cloud-amd64.xz
+fi
+BENCH_CONFIGS=("$TOP/bench/bench.config" "$TOP/bench/base-$BASE.config")
 runs=$BUILD/bench/runs
 mkdir -p "$BUILD/results" "$BUILD/bench"
 echo "0 1 0" > "$BUILD/results/bench"	# until proven otherwise
@@ -61,7 +68,7 @@ build() {
 	local name=$1 tree=$2 obj=$BUILD/bench-$1
 	banner "building the $name kernel in $obj"
 	mkdir -p "$obj"
-	{ cat "$TOP/selftests/guest.config" "$TOP/bench/bench.config"
+	{ cat "$TOP/selftests/guest.config" "${BENCH_CONFIGS[@]}"
 	  echo "CONFIG_LOCALVERSION=\"-bench-$name\""; } > "$obj/.config.new"
 	# Keep the old .config (and so the objects) if nothing changed.
 	if ! cmp -s "$obj/.config.new" "$obj/.config.src"; then
@@ -73,7 +80,7 @@ build() {
 	while read -r opt; do
 		grep -qx -- "$opt" "$obj/.config" ||
 			die "$name kernel: $opt did not stick (a dependency is missing)"
-	done < <(grep -E '^(CONFIG_|# CONFIG_.* is not set)' "$TOP/bench/bench.config")
+	done < <(cat "${BENCH_CONFIGS[@]}" | grep -E '^(CONFIG_|# CONFIG_.* is not set)')
 	make -s -C "$tree" O="$obj" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" bzImage
 	make -s -C "$tree" O="$obj" ARCH=x86_64 headers
 }
@@ -83,8 +90,8 @@ banner "checking bench/bench.config against Debian's $(basename "$DEBIAN_CONFIG"
 xzcat "$DEBIAN_CONFIG" > "$BUILD/bench/debian.config"
 while read -r opt; do
 	grep -qx -- "$opt" "$BUILD/bench/debian.config" ||
-		die "bench/bench.config: $opt is not Debian's setting"
-done < <(grep -E '^(CONFIG_|# CONFIG_.* is not set)' "$TOP/bench/bench.config")
+		die "bench/*.config: $opt is not Debian's setting"
+done < <(cat "${BENCH_CONFIGS[@]}" | grep -E '^(CONFIG_|# CONFIG_.* is not set)')
 
 build pristine "$BASE_TREE"
 build patched "$TREE"
@@ -210,7 +217,7 @@ mkdir -p "$report"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "base: $BASE_PKG $(base_pkg_version)"
 	echo "series: $(git -C "$TREE" log --oneline base..HEAD | wc -l) patches, kernel/ $(queue_hash | cut -c1-12)"
-	echo "config: selftests/guest.config + bench/bench.config (checked against $(basename "$DEBIAN_CONFIG")) + Kconfig defaults"
+	echo "config: selftests/guest.config + bench/bench.config + bench/base-$BASE.config (checked against $(basename "$DEBIAN_CONFIG")) + Kconfig defaults"
 	echo "qemu: $(qemu-system-x86_64 --version | head -1), $(qemu_accel_args), -smp 2 -m ${QEMU_MEM:-2048}"
 	if [ "$ICOUNT" != 0 ]; then
 		echo "qemu, instruction-count boots: $ICOUNT_ACCEL $ICOUNT_ARGS -smp 1 -m ${QEMU_MEM:-2048}"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make checkpatch: scripts/checkpatch.pl --strict over every patch in
-# kernel/, and a check that MAINTAINERS.snippet is what the series puts
+# make checkpatch: scripts/checkpatch.pl --strict over every patch of the
+# queue ($QUEUE/series), and a check that MAINTAINERS.snippet is what the series puts
 # into MAINTAINERS.  Writes "pass fail skip" (one per file) to
 # $BUILD/results/checkpatch.
 set -euo pipefail
@@ -15,22 +15,21 @@ export PATH=/usr/bin:$PATH
 
 pass=0 fail=0
 banner "checkpatch.pl --strict"
-while read -r patch; do
-	case "$patch" in ''|'#'*) continue ;; esac
+for patch in $(queue_patches); do
 	# An exception is accepted only with its reason, below "---":
 	#     checkpatch: TYPE: why this report is wrong here
 	ignore=$(sed -n '/^---$/,/^diff --git/s/^    checkpatch: \([A-Z_]*\):.*/\1/p' \
-		 "$TOP/kernel/$patch" | paste -sd, -)
+		 "$QUEUE/$patch" | paste -sd, -)
 	[ -z "$ignore" ] || echo "$patch: justified exceptions: $ignore"
 	if (cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --show-types \
-		${ignore:+--ignore "$ignore"} "$TOP/kernel/$patch"); then
+		${ignore:+--ignore "$ignore"} "$QUEUE/$patch"); then
 		echo "ok: $patch"
 		pass=$((pass + 1))
 	else
 		echo "FAIL: $patch"
 		fail=$((fail + 1))
 	fi
-done < "$TOP/kernel/series"
+done
 
 banner "MAINTAINERS.snippet"
 # checkpatch checks a MAINTAINERS entry only in a diff of MAINTAINERS, so

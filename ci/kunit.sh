@@ -18,7 +18,7 @@ accel=$(qemu_accel_args)
 cd "$TREE"
 set +e
 python3 tools/testing/kunit/kunit.py run "${KUNIT_ARGS[@]}" \
-	--qemu_args="-smp 2 $accel" --timeout="${KUNIT_TIMEOUT:-1200}" \
+	--qemu_args="-smp $SMP $accel" --timeout="${KUNIT_TIMEOUT:-1200}" \
 	--json="$BUILD/results/kunit.json" ${FILTER:+"$FILTER"} |
 	tee "$BUILD/results/kunit.out"
 rc=${PIPESTATUS[0]}

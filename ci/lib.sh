@@ -3,7 +3,29 @@
 # Sourced, never run.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+
+# Which kernel the series is on: BASE=7.2, mainline and the primary base
+# (Debian unstable's linux-source-7.2, fetched by ci/debian-fetch.sh and
+# never installed), or BASE=6.12, the backport (bookworm's
+# linux-source-6.12, installed by ci/deps.sh).  Each base has its own
+# patch queue ($QUEUE: three series, listed in $QUEUE/series) and its own
+# build folder.
+BASE=${BASE:-7.2}
+case $BASE in
+7.2)	BUILD=${BUILD:-$TOP/build}
+	QUEUE=$TOP/kernel
+	BASE_PKG=linux-source-7.2
+	BASE_SUITE=unstable
+	BASE_DEB_VERSION=7.2.13-1
+	BASE_DEB_SHA256=30a8c5fc63f9028a62e6d7b3f7f43bee67425dbce2a05fceba83f9b87c92083d ;;
+6.12)	BUILD=${BUILD:-$TOP/build/6.12}
+	QUEUE=$TOP/kernel/backport-6.12
+	BASE_PKG=linux-source-6.12
+	BASE_SUITE= ;;
+*)	echo "BASE=$BASE: 7.2 or 6.12" >&2; exit 1 ;;
+esac
+# The three series, in the order they apply; each is a folder of $QUEUE.
+SERIES_NAMES="wait-block concurrency watch"
 TREE=$BUILD/linux		# the kernel tree: git, base + kernel/ series
 OBJ=$BUILD/obj			# kernel objects (kunit.py --build_dir, O=)
 KST=$BUILD/kselftest		# installed selftests (INSTALL_PATH)
@@ -13,26 +35,34 @@ KSTOBJ=$BUILD/kselftest-obj	# selftests' objects
 SELFTEST_TARGETS=$TOP/selftests/targets
 
 # Which test kernel: kasan (make check), kcsan (make check-kcsan), rt
-# (make check-rt), arm64 (make check-arm64), or for make regress, the
+# (make check-rt), lazy (make check-lazy: PREEMPT_LAZY instead of
+# PREEMPT), arm64 (make check-arm64), or for make regress, the
 # same debug kernel with every KUnit suite, from the pristine tree
 # (regress-pristine) or from the series (regress-patched).  All but kasan
 # build in folders of their own.
 VARIANT=${VARIANT:-kasan}
 case $VARIANT in
 kasan)	ARCH=x86_64 ;;
-kcsan|rt|regress-pristine|regress-patched)
+kcsan|rt|lazy|regress-pristine|regress-patched)
 	ARCH=x86_64 OBJ=$BUILD/obj-$VARIANT GUEST=$BUILD/guest-$VARIANT
 	KST=$BUILD/kselftest-$VARIANT KSTOBJ=$BUILD/kselftest-obj-$VARIANT ;;
 arm64)	ARCH=arm64 OBJ=$BUILD/obj-arm64 GUEST=$BUILD/guest-arm64 ;;
-*)	echo "VARIANT=$VARIANT: kasan, kcsan, rt, arm64, regress-*" >&2; exit 1 ;;
+*)	echo "VARIANT=$VARIANT: kasan, kcsan, rt, lazy, arm64, regress-*" >&2; exit 1 ;;
 esac
+# Guests' vCPUs (make check SMP=4): the selftests' guest has them as
+# one socket of two-thread cores, for core scheduling's tests.
+SMP=${SMP:-2}
+case $SMP in
+1|2|4|8) ;;
+*)	echo "SMP=$SMP: 1, 2, 4 or 8" >&2; exit 1 ;;
+esac
+# Each vCPU count builds the same kernel; only the guests' logs differ.
+[ "$SMP" = 2 ] || GUEST=$GUEST-smp$SMP
 case $VARIANT in
 regress-*)
 	SELFTEST_TARGETS=$TOP/selftests/regress-targets ;;
 esac
 [ "$VARIANT" = regress-pristine ] && TREE=$BUILD/base
-BASE_PKG=linux-source-6.12
-BASE_TARBALL=/usr/src/linux-source-6.12.tar.xz
 JOBS=${JOBS:-$(nproc)}
 
 stage=0
@@ -46,14 +76,35 @@ die() {
 	exit 1
 }
 
-# Debian version of the installed base package, e.g. 6.12.118-1~deb12u1.
+# The base's source tarball: 6.12's is installed in /usr/src; 7.2's is
+# unpacked from the .deb that ci/debian-fetch.sh fetched (ci/deps.sh).
+base_tarball() {
+	if [ -z "$BASE_SUITE" ]; then
+		echo "/usr/src/$BASE_PKG.tar.xz"
+	else
+		echo "$("$TOP"/ci/debian-fetch.sh binary "$BASE_SUITE" "$BASE_PKG" \
+			"$BASE_DEB_VERSION" "$BASE_DEB_SHA256")/usr/src/$BASE_PKG.tar.xz"
+	fi
+}
+
+# Debian version of the base package, e.g. 7.2.13-1 or 6.12.118-1~deb12u1.
 base_pkg_version() {
-	dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null
+	if [ -z "$BASE_SUITE" ]; then
+		dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null
+	else
+		basename "$(dirname "$(dirname "$(dirname "$(base_tarball)")")")" |
+			sed "s/^${BASE_PKG}_//"
+	fi
+}
+
+# The patches of $QUEUE/series, one path (relative to $QUEUE) a line.
+queue_patches() {
+	grep -v -e '^#' -e '^$' "$QUEUE/series"
 }
 
 # A hash of the patch queue as committed in kernel/.
 queue_hash() {
-	cat "$TOP"/kernel/series "$TOP"/kernel/*.patch 2>/dev/null | sha1sum | cut -d' ' -f1
+	(cd "$QUEUE" && cat series $(queue_patches)) 2>/dev/null | sha1sum | cut -d' ' -f1
 }
 
 # The accelerator QEMU should use: $ACCEL if set (the KVM probe sets it),
@@ -74,6 +125,7 @@ KUNIT_ARGS=(
 	--arch="$ARCH"
 	--build_dir="$OBJ"
 	--kunitconfig="$TOP/kunit/debug.config"
+	--kunitconfig="$TOP/kunit/base-$BASE.config"
 	--jobs="$JOBS"
 )
 case $VARIANT in
@@ -95,7 +147,13 @@ esac
 # kunit.py rejects two values for one option across --kunitconfig files,
 # but --kconfig_add overrides them all: PREEMPT off, then PREEMPT_RT wins
 # the choice and kunit.py's check of the .config passes.
-[ "$VARIANT" = rt ] && KUNIT_ARGS+=(--kconfig_add=CONFIG_PREEMPT=n)
+# The same for PREEMPT_LAZY.  Proxy execution (kernel/sched/.kunitconfig
+# on 7.2) depends on !PREEMPT_RT: off on the RT kernel.
+case $VARIANT in
+rt)	KUNIT_ARGS+=(--kconfig_add=CONFIG_PREEMPT=n)
+	[ "$BASE" = 6.12 ] || KUNIT_ARGS+=(--kconfig_add=CONFIG_SCHED_PROXY_EXEC=n) ;;
+lazy)	KUNIT_ARGS+=(--kconfig_add=CONFIG_PREEMPT=n) ;;
+esac
 # kernel/sched/Makefile turns KCSAN off for the whole folder (noise and
 # speed), which hides every access of the series from it.  The groups'
 # lockless paths (the tick, the return to user mode, fdinfo) are in

@@ -60,7 +60,7 @@ banner "booting the selftests guest"
 # Two vCPUs as the two threads of one core: the sched selftest
 # (core scheduling) needs SMT siblings.
 set +e
-QEMU_SMP=${QEMU_SMP:-2,sockets=1,cores=1,threads=2} "$TOP"/ci/qemu.sh -t "${SELFTESTS_TIMEOUT:-2400}" -l "$GUEST/selftests.log" \
+QEMU_SMP=${QEMU_SMP:-$SMP,sockets=1,cores=$(((SMP + 1) / 2)),threads=$((SMP > 1 ? 2 : 1))} "$TOP"/ci/qemu.sh -t "${SELFTESTS_TIMEOUT:-2400}" -l "$GUEST/selftests.log" \
 	"$GUEST/selftests.cpio"
 rc=$?
 set -e

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make tree: unpack Debian's linux-source-6.12 into $TREE, make it a git
-# repository whose first commit is the pristine package ("base" tag), and
-# apply the patch queue in kernel/ on branch "patchq".
+# make tree [BASE=7.2|6.12]: unpack Debian's linux-source-$BASE into $TREE,
+# make it a git repository whose first commit is the pristine package
+# ("base" tag), and apply the patch queue ($QUEUE/series: kernel/ for
+# 7.2, kernel/backport-6.12/ for 6.12) on branch "patchq".  The last
+# commit of each of the three series is tagged series/NAME (wait-block,
+# concurrency, watch): "make series" exports each range to its folder.
 #
 # An existing tree is left alone when it already carries the queue as
 # committed in kernel/.  When kernel/ changed (a pull, a checkout) the tree
@@ -27,8 +30,9 @@ unhide_top_level() {
 }
 
 "$TOP"/ci/deps.sh
+BASE_TARBALL=$(base_tarball)
 
-want_base=$(sed -n 's/^# Base: .*package \([^ ]*\) .*/\1/p' "$TOP"/kernel/series)
+want_base=$(sed -n 's/^# Base: .*package \([^ ]*\) .*/\1/p' "$QUEUE"/series)
 have_base=$(base_pkg_version)
 if [ -n "$want_base" ] && [ "$want_base" != "$have_base" ]; then
 	echo "warning: kernel/series was made on $BASE_PKG $want_base;" \
@@ -41,7 +45,7 @@ if [ -d "$TREE/.git" ] && [ -f "$stamp" ]; then
 		echo "tree: $TREE carries kernel/ already"
 		if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 		   [ "$(git -C "$TREE" rev-parse HEAD)" != "$head" ]; then
-			echo "tree: note: it also holds work not exported to kern/ (make series)"
+			echo "tree: note: it also holds work not exported to $QUEUE (make series)"
 		fi
 		exit 0
 	fi
@@ -73,19 +77,26 @@ git -C "$TREE" checkout -q -f patchq
 git -C "$TREE" reset -q --hard base
 git -C "$TREE" clean -q -fdx
 n=0
-while read -r patch; do
-	case "$patch" in ''|'#'*) continue ;; esac
-	if ! git -C "$TREE" am -q --keep-cr "$TOP/kernel/$patch"; then
+git -C "$TREE" tag -l 'series/*' | xargs -r git -C "$TREE" tag -d > /dev/null
+prev=
+for patch in $(queue_patches); do
+	name=${patch%%/*}
+	if [ -n "$prev" ] && [ "$name" != "$prev" ]; then
+		git -C "$TREE" tag "series/$prev"
+	fi
+	prev=$name
+	if ! git -C "$TREE" am -q --keep-cr "$QUEUE/$patch"; then
 		git -C "$TREE" am --abort || true
-		die "kernel/$patch does not apply to $BASE_PKG $have_base (made for ${want_base:-?})"
+		die "$QUEUE/$patch does not apply to $BASE_PKG $have_base (made for ${want_base:-?})"
 	fi
 	# Restore the note that "make series" put below "---".
 	note=$(awk '/^---$/ { cut = 1 } cut && /^Notes:$/ { on = 1; next }
 		    on && /^$/ { exit } on { sub(/^    /, ""); print }' \
-		"$TOP/kernel/$patch")
+		"$QUEUE/$patch")
 	[ -z "$note" ] || git -C "$TREE" notes add -f -m "$note" HEAD
 	n=$((n + 1))
-done < "$TOP"/kernel/series
+done
+[ -z "$prev" ] || git -C "$TREE" tag "series/$prev"
 echo "tree: applied $n patches"
 unhide_top_level
 echo "$(queue_hash) $(git -C "$TREE" rev-parse HEAD)" > "$stamp"
