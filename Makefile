@@ -37,7 +37,7 @@ endif
 
 .PHONY: help deps tree series kernel kunit selftests checkpatch warnings \
 	check mutants bisect run shell clean distclean bench trinity regress \
-	check-kcsan check-rt check-lazy check-arm64
+	check-kcsan check-rt check-lazy check-arm64 libuv-check libuv-bench
 
 help:
 	@echo 'Main commands:'
@@ -64,6 +64,10 @@ help:
 	@echo '  make check-rt    KUnit + selftests on a PREEMPT_RT kernel'
 	@echo '  make check-lazy  KUnit + selftests on a PREEMPT_LAZY kernel'
 	@echo '  make check-arm64 KUnit on arm64 (cross-built, qemu-system-aarch64)'
+	@echo '  make libuv-check libuv'"'"'s test suite in the guest: stock libuv, then libuv/series'
+	@echo '                   with UV_THREADPOOL_POLICY unset, group, lazy [SMP=N]'
+	@echo '  make libuv-bench uv_queue_work benchmark: stock 4 and 64 threads, group, lazy,'
+	@echo '                   on 2 and 4 vCPUs; writes libuv/bench-report.md'
 	@echo '  make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]'
 	@echo '  make shell       boot the guest to an interactive shell'
 	@echo '  make clean       remove build outputs, keep the tree'
@@ -130,6 +134,12 @@ check-arm64:
 
 run: tree
 	@$(CI)/run.sh
+
+libuv-check:
+	@$(CI)/libuv-check.sh
+
+libuv-bench:
+	@$(CI)/libuv-bench.sh
 
 shell: tree
 	@$(CI)/run.sh --shell

@@ -11,7 +11,8 @@
 # so the InRelease signature and the package's hash are checked as for
 # any install.  With VERSION, that version is fetched (and, with SHA256,
 # the .deb must have that hash); when the suite has moved on, the
-# current version is fetched instead, with a warning.
+# current version is fetched instead, with a warning.  For a source
+# package, SHA256 is the hash of its .dsc.
 #
 # Prints the folder the package was unpacked into.  Nothing is fetched
 # when that folder exists already.
@@ -104,8 +105,14 @@ if [ "$kind" = binary ]; then
 else
 	# apt-get source checks the .dsc's hashes; dpkg-source its signature
 	# is not required (the .dsc's hash is in the signed Sources index).
-	(cd "$tmp" && apt-get "${O[@]}" -q source --download-only "$pkg=$ver" >&2 &&
-	 dpkg-source --no-check -x ./*.dsc src >&2)
+	(cd "$tmp" && apt-get "${O[@]}" -q source --download-only "$pkg=$ver" >&2)
+	# With SHA256, the .dsc (which holds the hashes of the tarballs) must
+	# have that hash: the pin of a source package.
+	if [ -n "$sha" ]; then
+		echo "$sha  $(ls "$tmp"/*.dsc)" | sha256sum -c --quiet - >&2 ||
+			{ echo "debian-fetch: $pkg $ver: wrong .dsc SHA256" >&2; exit 1; }
+	fi
+	(cd "$tmp" && dpkg-source --no-check -x ./*.dsc src >&2)
 	mv "$tmp/src" "$dest"
 fi
 echo "$dest"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ci/deps.sh [GROUP...]: install what the build and the tests need from
-# Debian, when missing; the groups (bench, trinity, arm64) add what only
+# Debian, when missing; the groups (bench, trinity, arm64, libuv) add what only
 # some targets need.  The base's source: BASE=6.12's package is
 # installed; BASE=7.2's comes from Debian unstable, fetched (never
 # installed) by ci/debian-fetch.sh.
@@ -23,6 +23,9 @@ for group in "$@"; do
 		[ -n "$BASE_SUITE" ] || pkgs+=("linux-config-$BASE") ;;
 	trinity) pkgs+=(trinity) ;;
 	arm64)	pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm) ;;
+	# libuv/: dpkg-source unpacks Debian's libuv1 source, cmake builds
+	# it as Debian's packaging does.
+	libuv)	pkgs+=(cmake dpkg-dev) ;;
 	*)	echo "deps: unknown group $group" >&2; exit 1 ;;
 	esac
 done

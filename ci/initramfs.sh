@@ -12,14 +12,17 @@ set -euo pipefail
 
 out=$1
 extra_dir=${2:-}
-root=$GUEST/root
+# INITRAMFS_ROOT, INITRAMFS_EXTRA: other folders for the root and the
+# extra files (ci/libuv-*.sh, which may pack beside a running make check).
+root=${INITRAMFS_ROOT:-$GUEST/root}
+extra=${INITRAMFS_EXTRA:-$GUEST/extra}
 rm -rf "$root"
 mkdir -p "$root"/{bin,usr/bin,proc,sys,dev,tmp,etc,root,guest}
 cp /bin/busybox "$root/bin/busybox"
 install -m 755 "$TOP/selftests/init" "$root/init"
 install -m 755 "$TOP/selftests/timeout" "$root/usr/bin/timeout"
 [ "${KSELFTEST:-1}" = 1 ] && [ -d "$KST" ] && cp -a "$KST" "$root/kselftest"
-[ -d "$GUEST/extra" ] && cp -a "$GUEST/extra/." "$root/"
+[ -d "$extra" ] && cp -a "$extra/." "$root/"
 [ -n "$extra_dir" ] && cp -a "$extra_dir/." "$root/guest/"
 (cd "${GEN_OBJ:-$OBJ}" && "$TREE/usr/gen_initramfs.sh" -o "$out" "$root")
 echo "initramfs: $out ($(du -h "$out" | cut -f1))"
