@@ -37,7 +37,7 @@ endif
 
 .PHONY: help deps tree series kernel kunit selftests checkpatch warnings \
 	check mutants bisect run shell clean distclean bench trinity regress \
-	check-kcsan check-rt check-lazy check-arm64 libuv-check libuv-bench
+	check-kcsan check-rt check-lazy check-arm64 libuv-check libuv-bench libuv-run
 
 help:
 	@echo 'Main commands:'
@@ -68,6 +68,8 @@ help:
 	@echo '                   with UV_THREADPOOL_POLICY unset, group, lazy [SMP=N]'
 	@echo '  make libuv-bench uv_queue_work benchmark: stock 4 and 64 threads, group, lazy,'
 	@echo '                   on 2 and 4 vCPUs; writes libuv/bench-report.md'
+	@echo '  make libuv-run SRC=prog.c [POLICY=group|lazy] [ARGS="..."]'
+	@echo '                   a libuv program, linked with the patched libuv, in the guest'
 	@echo '  make run PROG=/path/to/static/binary ARGS="..." [EXTRA=dir]'
 	@echo '  make shell       boot the guest to an interactive shell'
 	@echo '  make clean       remove build outputs, keep the tree'
@@ -140,6 +142,10 @@ libuv-check:
 
 libuv-bench:
 	@$(CI)/libuv-bench.sh
+
+# make libuv-run SRC=prog.c [POLICY=group|lazy] [ARGS="..."] [EXTRA=dir]
+libuv-run:
+	@$(CI)/libuv-run.sh
 
 shell: tree
 	@$(CI)/run.sh --shell

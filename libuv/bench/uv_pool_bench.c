@@ -25,11 +25,15 @@
  *
  * One CSV line on stdout:
  *   label,scenario,cpus,wall_s,cpu_items_per_s,blocking_items_per_s,
- *   cpu_p50_us,cpu_p99_us,cpu_time_s,ctx_switches,threads_max
+ *   cpu_p50_us,cpu_p99_us,done_p50_us,done_p99_us,cpu_time_s,ctx_switches,
+ *   threads_max,kernel_fd
  * cpu_pNN: latency of the cpu items, from uv_queue_work() to the after-work
- * callback; cpu_time_s: user + system time of the process (getrusage);
+ * callback (done_pNN: to the end of the item on its worker, before the
+ * loop thread hears of it); cpu_time_s: user + system time of the process (getrusage);
  * ctx_switches: voluntary + involuntary, all threads; threads_max: the
- * most threads the process had (sampled every 10 ms).
+ * most threads the process had (sampled every 10 ms); kernel_fd: the
+ * file the pool opened, "group" ([sched_concurrency]), "watch"
+ * ([sched_watch]) or "none" (a stock pool, or a policy that fell back).
  *
  * A benchmark: it reports, it never fails on a figure.  Exit status 1
  * only when a call fails that should not.
@@ -46,6 +50,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 #include <poll.h>
@@ -64,13 +69,14 @@ struct item {
 	uv_work_t req;
 	enum kind kind;
 	uint64_t submit_ns;
+	uint64_t done_ns;	/* work_cb returned */
 };
 
 static uv_loop_t *loop;
 static uint64_t spins_per_us;
 static volatile uint64_t sink;
 static int nr_cpu_items, cpu_submitted, cpu_done, blocking_done, stopping;
-static uint64_t *cpu_lat_ns;
+static uint64_t *cpu_lat_ns, *cpu_run_ns;
 static int threads_max;
 static uv_timer_t arrival, sampler;
 static struct sockaddr_un resolver;
@@ -222,6 +228,7 @@ static void work_cb(uv_work_t *req)
 		lookup();
 		break;
 	}
+	it->done_ns = now_ns();
 }
 
 static void submit(enum kind kind);
@@ -233,6 +240,7 @@ static void after_cb(uv_work_t *req, int status)
 	if (status)
 		die("after_work", -status);
 	if (it->kind == K_CPU) {
+		cpu_run_ns[cpu_done] = it->done_ns - it->submit_ns;
 		cpu_lat_ns[cpu_done++] = now_ns() - it->submit_ns;
 		if (cpu_done == nr_cpu_items) {
 			stopping = 1;
@@ -300,6 +308,33 @@ static void sampler_cb(uv_timer_t *t)
 		threads_max = n;
 }
 
+/* Which of the kernel's files the pool holds: the proof that a policy
+ * is in force, and did not fall back to the stock pool. */
+static const char *kernel_fd(void)
+{
+	const char *what = "none";
+	struct dirent *d;
+	char path[300], link[64];
+	DIR *dir = opendir("/proc/self/fd");
+	ssize_t n;
+
+	if (!dir)
+		return "unknown";
+	while ((d = readdir(dir))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (strstr(link, "[sched_concurrency]"))
+			what = "group";
+		else if (strstr(link, "[sched_watch]"))
+			what = "watch";
+	}
+	closedir(dir);
+	return what;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -332,7 +367,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cpu_lat_ns = calloc(nr_cpu_items, sizeof(*cpu_lat_ns));
-	if (!cpu_lat_ns)
+	cpu_run_ns = calloc(nr_cpu_items, sizeof(*cpu_run_ns));
+	if (!cpu_lat_ns || !cpu_run_ns)
 		die("calloc", ENOMEM);
 	if (sched_getaffinity(0, sizeof(set), &set))
 		die("sched_getaffinity", errno);
@@ -372,17 +408,20 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &r1);
 
 	qsort(cpu_lat_ns, nr_cpu_items, sizeof(*cpu_lat_ns), cmp_u64);
-	printf("%s,%s,%d,%.3f,%.1f,%.1f,%.0f,%.0f,%.3f,%ld,%d\n",
+	qsort(cpu_run_ns, nr_cpu_items, sizeof(*cpu_run_ns), cmp_u64);
+	printf("%s,%s,%d,%.3f,%.1f,%.1f,%.0f,%.0f,%.0f,%.0f,%.3f,%ld,%d,%s\n",
 	       label, scenario, cpus, wall / 1e9,
 	       nr_cpu_items / (wall / 1e9), blocking_done / (wall / 1e9),
 	       cpu_lat_ns[nr_cpu_items / 2] / 1e3,
 	       cpu_lat_ns[(nr_cpu_items * 99 + 99) / 100 - 1] / 1e3,
+	       cpu_run_ns[nr_cpu_items / 2] / 1e3,
+	       cpu_run_ns[(nr_cpu_items * 99 + 99) / 100 - 1] / 1e3,
 	       (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
 	       (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) / 1e6 +
 	       (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
 	       (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6,
 	       (r1.ru_nvcsw - r0.ru_nvcsw) + (r1.ru_nivcsw - r0.ru_nivcsw),
-	       threads_max);
+	       threads_max, kernel_fd());
 	fprintf(stderr, "uv_pool_bench: %s %s: %llu spins/us, pool policy %s, size %s\n",
 		label, scenario, (unsigned long long)spins_per_us,
 		getenv("UV_THREADPOOL_POLICY") ? getenv("UV_THREADPOOL_POLICY") : "(unset)",
