@@ -41,10 +41,13 @@ def main():
     print("# libuv's thread pool on the patched kernel: make libuv-bench\n")
     print("```\n%s\n```\n" % env)
     print("uv_pool_bench (libuv/bench/uv_pool_bench.c): *mixed* keeps 16 "
-          "blocking items in flight (3 ms sleeps standing for disk reads, "
-          "5 ms nscd-style lookups over an AF_UNIX socket) while 1 ms CPU "
-          "items arrive at 60 % of the CPUs' capacity (1000 of them); "
-          "*burst* queues 200 CPU items at once.  CPU-item latency is from "
+          "blocking items in flight (10 ms sleeps standing for disk reads, "
+          "20 ms nscd-style lookups over an AF_UNIX socket) while CPU items "
+          "of 5 ms of CPU time each arrive at 50 % of the CPUs' capacity "
+          "(300 of them); "
+          "*burst* queues 100 CPU items at once; *stall*: 4 items block for "
+          "200 ms (the whole of a stock pool) and 20 ms later 20 CPU items "
+          "are queued.  CPU-item latency is from "
           "uv_queue_work() to the after-work callback on the loop thread; "
           "*done*: to the end of the item on its worker.  *kernel fd*: the "
           "file the pool held (group: a concurrency group, watch: a watch "
@@ -53,7 +56,7 @@ def main():
           "[min, max] over the repetitions (n), interleaved in one boot per "
           "vCPU count; ×: ratio of the medians to stock4.  Emulated "
           "(TCG) guests: compare pools within a table, not with hardware.\n")
-    for scen in ["mixed", "burst"]:
+    for scen in ["mixed", "burst", "stall"]:
         for cpus in sorted({r["cpus"] for r in rows}, key=int):
             sel = [r for r in rows if r["scenario"] == scen and r["cpus"] == cpus]
             if not sel:

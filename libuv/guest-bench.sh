@@ -8,7 +8,7 @@
 #   stock64  UV_THREADPOOL_SIZE=64
 #   group    UV_THREADPOOL_POLICY=group (64 threads, width = CPUs)
 #   lazy     UV_THREADPOOL_POLICY=lazy (4 threads + spares)
-# each with both scenarios (mixed, burst).  One "LIBUV-BENCH:" CSV line per
+# each with the three scenarios (mixed, burst, stall).  One "LIBUV-BENCH:" CSV line per
 # run; exit 1 if a run fails (a figure never fails it).
 set -u
 reps=${1:-5}
@@ -16,7 +16,7 @@ echo "libuv-bench: $(uname -r), $(nproc) CPUs, $reps repetitions"
 status=0
 for rep in $(seq 1 "$reps"); do
 	for cfg in stock4 stock64 group lazy; do
-		for scenario in mixed burst; do
+		for scenario in mixed burst stall; do
 			case $cfg in
 			stock4)  env= ;;
 			stock64) env="UV_THREADPOOL_SIZE=64" ;;

@@ -7,21 +7,27 @@
  *   uv_pool_bench LABEL SCENARIO [CPU_ITEMS]
  *
  * Work items:
- *   cpu     a fixed amount of computation, calibrated at start to take
- *           CPU_US (1000) us on an idle CPU;
+ *   cpu     computation until the worker thread has used CPU_US (5000) us
+ *           of CPU time (CLOCK_THREAD_CPUTIME_ID, read every few us of
+ *           work): the same work whatever the emulated CPU's speed, which
+ *           varies too much under emulation for a calibrated loop count;
  *   disk    a read that waits for the device: clock_nanosleep() of
- *           DISK_US (3000) us, since the guest has no disk whose page
+ *           DISK_US (10000) us, since the guest has no disk whose page
  *           cache could be dropped;
  *   lookup  a getaddrinfo()-like request to a local resolver (nscd-style,
  *           over an AF_UNIX datagram socket: the guest kernel has no
- *           TCP/IP), whose thread answers after LOOKUP_US (5000) us.
+ *           TCP/IP), whose thread answers after LOOKUP_US (20000) us.
  *
  * Scenarios:
  *   mixed   BLOCKERS (16) blocking items are kept in flight (as many disk
  *           as lookup ones; each completion queues the next), while cpu
- *           items arrive from a timer at 60 % of what the CPUs can do, up
- *           to CPU_ITEMS (default 1000);
- *   burst   CPU_ITEMS (default 200) cpu items queued at once, nothing else.
+ *           items arrive from a timer at 50 % of what the CPUs can do, up
+ *           to CPU_ITEMS (default 300);
+ *   burst   CPU_ITEMS (default 100) cpu items queued at once, nothing else;
+ *   stall   4 items block for STALL_US (200000) us, the whole of a stock
+ *           pool; 20 ms later CPU_ITEMS (default 20) cpu items are queued
+ *           at once: how long until they run is what each pool does about
+ *           starvation.
  *
  * One CSV line on stdout:
  *   label,scenario,cpus,wall_s,cpu_items_per_s,blocking_items_per_s,
@@ -56,14 +62,16 @@
 #include <poll.h>
 #include <uv.h>
 
-#define CPU_US		1000
-#define DISK_US		3000
-#define LOOKUP_US	5000
+#define CPU_US		5000
+#define DISK_US		10000
+#define LOOKUP_US	20000
+#define STALL_US	200000
+#define STALLERS	4
 #define BLOCKERS	16
-#define LOAD_PERCENT	60
+#define LOAD_PERCENT	50
 #define MAX_CPU_ITEMS	100000
 
-enum kind { K_CPU, K_DISK, K_LOOKUP };
+enum kind { K_CPU, K_DISK, K_LOOKUP, K_STALL };
 
 struct item {
 	uv_work_t req;
@@ -211,14 +219,33 @@ static void lookup(void)
 	close(fd);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* CPU_US of this thread's CPU time, in steps of about 5 us of work. */
+static void compute(void)
+{
+	uint64_t end = thread_cpu_ns() + CPU_US * 1000ull;
+
+	do
+		spin(5 * spins_per_us);
+	while (thread_cpu_ns() < end);
+}
+
 static void work_cb(uv_work_t *req)
 {
 	struct item *it = req->data;
 	struct timespec ts = { 0, DISK_US * 1000L };
+	struct timespec stall = { 0, STALL_US * 1000L };
 
 	switch (it->kind) {
 	case K_CPU:
-		spin(CPU_US * spins_per_us);
+		compute();
 		break;
 	case K_DISK:
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
@@ -226,6 +253,10 @@ static void work_cb(uv_work_t *req)
 		break;
 	case K_LOOKUP:
 		lookup();
+		break;
+	case K_STALL:
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &stall, &stall) == EINTR)
+			;
 		break;
 	}
 	it->done_ns = now_ns();
@@ -249,7 +280,7 @@ static void after_cb(uv_work_t *req, int status)
 		}
 	} else {
 		blocking_done++;
-		if (!stopping)
+		if (!stopping && it->kind != K_STALL)
 			submit(it->kind);
 	}
 	free(it);
@@ -283,6 +314,15 @@ static void arrival_cb(uv_timer_t *t)
 		submit(K_CPU);
 		cpu_submitted++;
 	}
+}
+
+static void stall_cb(uv_timer_t *t)
+{
+	int i;
+
+	for (i = 0; i < nr_cpu_items; i++)
+		submit(K_CPU);
+	cpu_submitted = nr_cpu_items;
 }
 
 static int nr_threads(void)
@@ -351,17 +391,19 @@ int main(int argc, char **argv)
 	int cpus, i;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: uv_pool_bench LABEL mixed|burst [CPU_ITEMS]\n");
+		fprintf(stderr, "usage: uv_pool_bench LABEL mixed|burst|stall [CPU_ITEMS]\n");
 		return 1;
 	}
 	label = argv[1];
 	scenario = argv[2];
-	if (strcmp(scenario, "mixed") && strcmp(scenario, "burst")) {
-		fprintf(stderr, "uv_pool_bench: scenario mixed or burst\n");
+	if (strcmp(scenario, "mixed") && strcmp(scenario, "burst") &&
+	    strcmp(scenario, "stall")) {
+		fprintf(stderr, "uv_pool_bench: scenario mixed, burst or stall\n");
 		return 1;
 	}
 	nr_cpu_items = argc > 3 ? atoi(argv[3]) :
-		       !strcmp(scenario, "mixed") ? 1000 : 200;
+		       !strcmp(scenario, "mixed") ? 300 :
+		       !strcmp(scenario, "burst") ? 100 : 20;
 	if (nr_cpu_items < 1 || nr_cpu_items > MAX_CPU_ITEMS) {
 		fprintf(stderr, "uv_pool_bench: 1..%d cpu items\n", MAX_CPU_ITEMS);
 		return 1;
@@ -394,6 +436,12 @@ int main(int argc, char **argv)
 		for (i = 0; i < nr_cpu_items; i++)
 			submit(K_CPU);
 		cpu_submitted = nr_cpu_items;
+	} else if (!strcmp(scenario, "stall")) {
+		for (i = 0; i < STALLERS; i++)
+			submit(K_STALL);
+		if (uv_timer_init(loop, &arrival) ||
+		    uv_timer_start(&arrival, stall_cb, 20, 0))
+			die("uv_timer", EINVAL);
 	} else {
 		for (i = 0; i < BLOCKERS; i++)
 			submit(i % 2 ? K_LOOKUP : K_DISK);
