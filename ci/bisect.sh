@@ -28,7 +28,7 @@ for c in $(git -C "$TREE" rev-list --reverse base..HEAD); do
 	# against this prefix's uapi headers: the test patches change no
 	# kernel build input, their bisectability is the selftests build.
 	targets=
-	for t in sched_wait_block sched_concurrency; do
+	for t in sched_wait_block sched_concurrency sched_watch; do
 		[ ! -d "$WT/tools/testing/selftests/$t" ] || targets="$targets $t"
 	done
 	if make -s -C "$WT" O="$BOBJ" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" \

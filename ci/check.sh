@@ -22,8 +22,9 @@ secs[tree]=$(($(now) - t0))
 
 for s in $STAGES; do
 	t0=$(now)
-	# make check runs the benchmarks as a smoke test only (QUICK=1).
-	if QUICK=1 "$TOP/ci/$s.sh"; then status[$s]=ok; else status[$s]=FAILED; fi
+	# make check runs the benchmark programs as a smoke test only, in a
+	# guest of its own test kernel (SMOKE=1: no kernels of their own).
+	if QUICK=1 SMOKE=1 "$TOP/ci/$s.sh"; then status[$s]=ok; else status[$s]=FAILED; fi
 	secs[$s]=$(($(now) - t0))
 	[ -f "$BUILD/results/$s" ] || echo "0 1 0" > "$BUILD/results/$s"
 done

@@ -66,9 +66,11 @@ O=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/nul
    -o Dir::Cache::Archives="$apt/archives" -o APT::Get::List-Cleanup=0
    -o APT::Sandbox::User=root)
 
-# Reuse the lists of the last hour; the suite moves daily.
-if [ -z "$(find "$apt/lists" -maxdepth 1 -name '*Release' -mmin -60 2>/dev/null)" ]; then
+# Reuse the lists of the last hour; the suite moves daily.  (The lists'
+# own mtimes are the archive's, hence a stamp of our own.)
+if [ -z "$(find "$apt/updated" -mmin -60 2>/dev/null)" ]; then
 	apt-get "${O[@]}" -q update >&2
+	touch "$apt/updated"
 fi
 
 if [ "$kind" = binary ]; then

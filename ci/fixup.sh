@@ -13,5 +13,6 @@ commit=$(git -C "$TREE" log --format='%H %s' base..HEAD |
 [ -n "$commit" ] || die "no commit in base..HEAD starts with '$1'"
 git -C "$TREE" add -A
 git -C "$TREE" commit -q --fixup="$commit"
-GIT_SEQUENCE_EDITOR=: git -C "$TREE" rebase -q -i --autosquash base
+# --update-refs: the series/NAME branches move with their commits.
+GIT_SEQUENCE_EDITOR=: git -C "$TREE" rebase -q -i --autosquash --update-refs base
 git -C "$TREE" log --oneline base..HEAD

@@ -4,14 +4,18 @@
 # make mutants [MUTANTS="name ..."]: prove that the tests can fail.  Each
 # mutant breaks the series (or the harness) in one known way, in the
 # working copy of the tree; the stage named for it must then fail, and
-# the mutant is undone.  Exits non-zero if some mutant survived.  Five
-# mutants are bugs for the kernel's detectors rather than for the tests:
-# a wakeup, or a group's slot handed over, under the rq lock (lockdep),
-# a sleeping lock taken with
-# preemption off on PREEMPT_RT (DEBUG_ATOMIC_SLEEP, on the RT kernel of
-# make check-rt: stage "kunit@rt"), a lost put_task_struct() (kmemleak),
-# a waiter's entry left queued; the summary names what caught each.
-# Several answer findings of the review of v1 (see the cover letter).
+# the mutant is undone.  Exits non-zero if some mutant survived.  The
+# mutants cover the three series: sched_wait_block() and the block
+# notification it shares (wait-block), concurrency.c (concurrency), and
+# watch.c (watch).  Some are bugs for the kernel's detectors rather than
+# for the tests: a wakeup, or a group's slot handed over, under the rq
+# lock, a lock dropped (lockdep), a sleeping lock taken with preemption
+# off on PREEMPT_RT (DEBUG_ATOMIC_SLEEP, on the RT kernel of make
+# check-rt: stage "kunit@rt"), a lost put_task_struct() (kmemleak), a
+# waiter's entry left queued, a member that exits with its slot (the
+# WARN in sched_notify_free()); the summary names what caught each.
+# Several answer findings of the reviews (see the cover letters), and
+# some bring back what the 6.12 series did that 7.2 made wrong.
 # Not part of make check: each mutant costs an incremental build and a
 # boot.  Results go to $BUILD/mutants/.
 set -euo pipefail
@@ -22,7 +26,9 @@ set -euo pipefail
 
 # name|file|old text|new text|stage that must catch it|what it breaks
 MUTANTS_TABLE=$(cat <<'TABLE'
-preemption|kernel/sched/core.c|		if (try_to_block_task(rq, prev, \&prev_state))\n			sched_notify_blocked(rq, prev, prev_state);\n		switch_count = \&prev->nvcsw;\n	}\n|		try_to_block_task(rq, prev, \&prev_state);\n		switch_count = \&prev->nvcsw;\n	}\n	if (prev_state)\n		sched_notify_blocked(rq, prev, prev_state);\n|kunit|count every switch-out with a sleeping state, preemption included, as the 2009 prototype did (prev->state != 0)
+preemption|kernel/sched/core.c|			sched_notify_blocked(rq, prev, prev_state);\n		switch_count = \&prev->nvcsw;\n	}\n|			sched_notify_blocked(rq, prev, prev_state);\n		switch_count = \&prev->nvcsw;\n	} else if (preempt \&\& prev_state) {\n		sched_notify_blocked(rq, prev, prev_state);\n	}\n|kunit|count every switch-out with a sleeping state, preemption included, as the 2009 prototype did (prev->state != 0)
+rtlock-is-a-block|kernel/sched/core.c|		if (block \&\& sched_mode != SM_RTLOCK_WAIT)|		if (block)|kunit@rt|count a PREEMPT_RT sleeping spinlock's wait as a block, as the 6.12 series did (it made ALL_BLOCKED true while every thread was runnable)
+blocked-now-runnable|kernel/sched/syscalls.c|		ret = sched_notify_task_blocked(p) ? 0 : -EAGAIN;|		ret = task_is_runnable(p) ? -EAGAIN : 0;|kunit|read "blocked now" as "not runnable", as the 6.12 series did: a mutex waiter that proxy execution keeps queued reads as running
 no-exit-wakeup|kernel/sched/sched.h|	WRITE_ONCE(n->seq, n->seq + (prev_state == TASK_DEAD ?\n				     SCHED_NOTIFY_DEAD : SCHED_NOTIFY_BLOCK));|	if (prev_state == TASK_DEAD)\n		return;\n	WRITE_ONCE(n->seq, n->seq + SCHED_NOTIFY_BLOCK);|kunit|do not tell the waiters of a task that it died
 level-triggered|kernel/sched/syscalls.c|	if ((seq \& ~SCHED_NOTIFY_DEAD) != wb->w.seq)\n		return 0;|	if (!task_is_runnable(wb->p))\n		return 0;|kunit|wait for the blocked state instead of the block event, as the 2009 prototype did
 exit-before-block|kernel/sched/syscalls.c|	if ((seq \& ~SCHED_NOTIFY_DEAD) != wb->w.seq)\n		return 0;\n	if (seq \& SCHED_NOTIFY_DEAD)\n		return -ESRCH;|	if (seq \& SCHED_NOTIFY_DEAD)\n		return -ESRCH;\n	if ((seq \& ~SCHED_NOTIFY_DEAD) != wb->w.seq)\n		return 0;|kunit|report the exit before a block counted earlier, as v1 did (review finding 10)
@@ -31,7 +37,7 @@ no-prewake|kernel/sched/core.c|	sched_notify_submit(tsk);\n|\n|kunit|no wakeup b
 chain-break|kernel/sched/core.c|	if (first)\n		sched_notify_wake_first(n, 0);|	(void)first;|kunit|a waiter that leaves does not wake the next one: only the first of many waiters learns of a block
 key-per-call|kernel/sched/syscalls.c|	wb->p = p;\n	wb->n = NULL;\n	wb->queued = false;\n|	wb->p = p;\n	wb->n = NULL;\n	wb->queued = false;\n	static_branch_inc(\&sched_notify_key.key);\n|kunit|take the static key in every call, as v1 did (review finding 5)
 wake-under-rq-lock|kernel/sched/sched.h|	if (READ_ONCE(n->nr_waiters))\n		rq->notify_prev = n;\n|	if (READ_ONCE(n->nr_waiters))\n		__sched_notify_wake(n);\n|kunit|wake the waiters from __schedule(), under the rq lock, as the 2009 prototype did (lockdep)
-sleeping-lock-on-rt|kernel/sched/core.c|	raw_spin_lock_irqsave(\&n->lock, flags);\n	/* If the blocked task left this CPU idle|	__wake_up(__var_waitqueue(n), TASK_NORMAL, 1, NULL);\n	raw_spin_lock_irqsave(\&n->lock, flags);\n	/* If the blocked task left this CPU idle|kunit@rt|take a spinlock_t in finish_task_switch(), as v1 did (__wake_up() on a hashed wait queue): a sleeping lock on PREEMPT_RT (review finding 1)
+sleeping-lock-on-rt|kernel/sched/core.c|	raw_spin_lock_irqsave(\&n->lock, flags);\n	sched_notify_wake_first(n, is_idle_task(current) ? WF_CURRENT_CPU : 0);|	__wake_up(__var_waitqueue(n), TASK_NORMAL, 1, NULL);\n	raw_spin_lock_irqsave(\&n->lock, flags);\n	sched_notify_wake_first(n, is_idle_task(current) ? WF_CURRENT_CPU : 0);|kunit@rt|take a spinlock_t in finish_task_switch(), as v1 did (__wake_up() on a hashed wait queue): a sleeping lock on PREEMPT_RT (review finding 1)
 no-permission|kernel/sched/syscalls.c|	if (!ptrace_may_access(p, PTRACE_MODE_READ_REALCREDS)) {\n		ret = -EPERM;|	if (0) {\n		ret = -EPERM;|selftests|skip the ptrace_may_access() check
 no-exec-recheck|kernel/sched/syscalls.c|	if (p->self_exec_id != wb->exec_id \&\&|	if (0 \&\& p->self_exec_id != wb->exec_id \&\&|selftests|report a block after a setuid exec of the target to a waiter that may not watch the new image (review finding 3)
 restart-fresh|kernel/sched/syscalls.c|			ret = -ERESTART_RESTARTBLOCK;|			ret = -ERESTARTNOHAND;|selftests|restart with the full relative timeout and a new snapshot, as v1 did (review finding 4)
@@ -50,6 +56,23 @@ conc-no-permission|kernel/sched/concurrency.c|	if (!ptrace_may_access(p, PTRACE_
 conc-no-slice-tick|kernel/sched/core.c|	sched_conc_tick(curr);\n|\n|kunit|the tick never ends a slice: members that never block never take turns
 conc-slice-any-role|kernel/sched/concurrency.c|	       READ_ONCE(g->nr_parked[READ_ONCE(n->conc_role)]) \&\&|	       READ_ONCE(g->nr_parked[0]) + READ_ONCE(g->nr_parked[1]) \&\&|kunit|a foreground holder past its slice yields to a parked background member
 conc-slice-no-fresh|kernel/sched/concurrency.c|	WRITE_ONCE(n->conc_since, 0);\n	WRITE_ONCE(n->conc_state, SCHED_CONC_HOLDS);|	WRITE_ONCE(n->conc_state, SCHED_CONC_HOLDS);|kunit|a new slot keeps the old slice: a member re-admitted after a rotation is over its slice at once
+conc-width-off-by-one|kernel/sched/concurrency.c|	g->free = attr->width;|	g->free = attr->width + 1;|kunit|admission off by one: a group of width N admits N + 1 members
+conc-evict-no-kick|kernel/sched/concurrency.c|	set_notify_resume(v->task);\n}|}|kunit|evict without the kick: the victim runs user code on until it enters the kernel by itself
+conc-handoff-no-wake|kernel/sched/concurrency.c|	if (READ_ONCE(next->conc_in_park)) {|	if (0) {|kunit|hand a slot to a parked member without waking it: it sleeps on with the slot
+conc-rotate-not-queued|kernel/sched/concurrency.c|	conc_release(g, n, WF_CURRENT_CPU, SCHED_WATCH_SLOT_ROTATED);\n	conc_admit(g, n);|	conc_release(g, n, WF_CURRENT_CPU, SCHED_WATCH_SLOT_ROTATED);|kunit|a rotated member is not queued again: it runs on without a slot
+conc-leave-unlocked|kernel/sched/concurrency.c|	conc_lock_irqsave(g, \&flags);\n	if (n->conc != g) {\n		conc_unlock_irqrestore(g, flags);\n		return false;|	if (n->conc != g) {\n		conc_unlock_irqrestore(g, flags);\n		return false;|kunit|leave without the group's lock (lockdep: the release asserts it, the unlock is unbalanced)
+conc-tick-ignores-grant|kernel/sched/concurrency.c| conc_slice_ext_granted(curr))| false)|kunit|the tick kicks a member inside an rseq time slice extension: it parks with a user lock held
+conc-exit-keeps-slot|kernel/sched/concurrency.c|	smp_mb();\n	conc_leave_current(0);|	smp_mb();|selftests|a member that exits keeps its slot (and its group, in the freed task: the WARN in sched_notify_free())
+watch-no-block-record|kernel/sched/watch.c|		raw_spin_lock(\&e->w->lock);\n		watch_set_state(e, true, cpu_of(rq));|		raw_spin_lock(\&e->w->lock);|kunit|a block writes no BLOCK record
+watch-no-wake-record|kernel/sched/watch.c|		raw_spin_lock(\&w->lock);\n		watch_set_state(e, false, cpu_of(rq));|		raw_spin_lock(\&w->lock);|kunit|a wakeup writes no WAKE record
+watch-wake-unlocked|kernel/sched/watch.c|		raw_spin_lock(\&w->lock);\n		watch_set_state(e, false, cpu_of(rq));\n		raw_spin_unlock(\&w->lock);|		watch_set_state(e, false, cpu_of(rq));|kunit|write the WAKE without the fd's lock (lockdep)
+watch-all-blocked-never-ends|kernel/sched/watch.c|	watch_push(w, 0, all ? SCHED_WATCH_ALL_BLOCKED :\n			       SCHED_WATCH_ALL_BLOCKED_END, 0, 0);|	if (all)\n		watch_push(w, 0, SCHED_WATCH_ALL_BLOCKED, 0, 0);|kunit|ALL_BLOCKED is never ended
+watch-overflow-count-wrong|kernel/sched/watch.c|			    w->dropped);\n		WRITE_ONCE(w->dropped, 0);|			    w->dropped - 1);\n		WRITE_ONCE(w->dropped, 0);|kunit|an OVERFLOW record counts one event less than were dropped
+watch-no-permission|kernel/sched/watch.c|	if (!ptrace_may_access(p, PTRACE_MODE_READ_REALCREDS)|	if (!true|selftests|ADD without the ptrace read check: anybody watches anybody
+watch-no-exit-record|kernel/sched/watch.c|	while ((e = watch_first(n)))\n		watch_end(e, SCHED_WATCH_EXIT, 0);\n	rcu_read_unlock();\n}|	while ((e = watch_first(n)))\n		watch_end(e, 0, 0);\n	rcu_read_unlock();\n}|kunit|an exit ends the watch without an EXIT record
+watch-lazy-eager|kernel/sched/watch.c|	if (!(w->flags \& SCHED_WATCH_LAZY))\n		return head != tail;|	return head != tail;|kunit|a lazy fd wakes its reader at every record
+watch-poll-self|kernel/sched/watch.c|	if (watch_watches_current(w))\n		mask|	if (0)\n		mask|kunit|a thread the fd watches polls it without EPOLLERR: its own BLOCK wakes it for ever
+watch-added-runnable|kernel/sched/watch.c|	blocked = sched_notify_task_blocked(p);|	blocked = !task_is_runnable(p);|kunit|ADD reads a mutex waiter that proxy execution keeps queued as runnable, as the 6.12 series did
 TABLE
 )
 
@@ -81,7 +104,7 @@ PY
 	variant=kasan
 	case $catcher in *@*) variant=${catcher#*@} catcher=${catcher%@*} ;; esac
 	VARIANT=$variant STAGES=$catcher \
-		TESTS=${MUTANT_TESTS:-sched_wait_block:sched_wait_block_test sched_wait_block:sched_wait_block_security sched_concurrency:sched_concurrency_test} \
+		TESTS=${MUTANT_TESTS:-sched_wait_block:sched_wait_block_test sched_wait_block:sched_wait_block_security sched_concurrency:sched_concurrency_test sched_watch:sched_watch_test} \
 		KUNIT_TIMEOUT=600 SELFTESTS_TIMEOUT=1200 \
 		"$TOP"/ci/check.sh > "$log" 2>&1
 	rc=$?

@@ -46,6 +46,17 @@ args="-o ${KSELFTEST_TIMEOUT:-600}"
 for t in ${TESTS:-}; do
 	args="$args -t $t"
 done
+# Upstream tests not run here (selftests/skipped says why), unless asked
+# for by name with TESTS; each counts as a skip.
+skipped=0
+if [ -z "${TESTS:-}" ] && [[ $VARIANT != regress-* ]]; then
+	while read -r t reason; do
+		grep -q "^$t\$" "$KST/kselftest-list.txt" || continue
+		args="$args -S $t"
+		skipped=$((skipped + 1))
+		echo "selftests: not run: $t ($reason)"
+	done < <(grep -v -e '^#' -e '^$' "$TOP/selftests/skipped")
+fi
 echo "$args" > "$GUEST/extra/etc/kselftest-args"
 # The tests' own knobs (SWB_STRESS_SECONDS, SCHED_CONC_FUZZ_CALLS, SCHED_WATCH_*, ...),
 # given to make, go to the guest's environment: the guest's /init reads
@@ -74,8 +85,9 @@ if [ -z "$summary" ]; then
 	echo "selftests: the guest printed no summary (qemu.sh status $rc)"
 	pass=0 fail=1 skip=0 xfail=0
 fi
-# A known failure is neither a pass nor a new failure: report it as a skip.
-skip=$((skip + xfail))
+# A known failure is neither a pass nor a new failure: report it as a skip,
+# as the tests not run at all are.
+skip=$((skip + xfail + skipped))
 if ! "$TOP"/ci/scan-log.sh "$GUEST/selftests.log"; then
 	fail=$((fail + 1))
 fi
@@ -90,5 +102,6 @@ fi
 [ "$rc" -eq 0 ] || [ "$fail" -gt 0 ] || fail=1
 echo "$pass $fail $skip" > "$BUILD/results/selftests"
 echo "selftests: $pass passed, $fail failed, $skip skipped (test programs;" \
-     "the skips include $xfail known failures, see selftests/known-failures)"
+     "the skips include $xfail known failures, see selftests/known-failures," \
+     "and $skipped not run, see selftests/skipped)"
 [ "$fail" -eq 0 ]

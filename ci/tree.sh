@@ -5,8 +5,10 @@
 # make it a git repository whose first commit is the pristine package
 # ("base" tag), and apply the patch queue ($QUEUE/series: kernel/ for
 # 7.2, kernel/backport-6.12/ for 6.12) on branch "patchq".  The last
-# commit of each of the three series is tagged series/NAME (wait-block,
-# concurrency, watch): "make series" exports each range to its folder.
+# commit of each of the three series is marked by a branch series/NAME
+# (wait-block, concurrency, watch): "make series" exports each range to
+# its folder.  Branches, not tags, so that "git rebase --update-refs"
+# (ci/fixup.sh) moves them with the commits.
 #
 # An existing tree is left alone when it already carries the queue as
 # committed in kernel/.  When kernel/ changed (a pull, a checkout) the tree
@@ -78,11 +80,12 @@ git -C "$TREE" reset -q --hard base
 git -C "$TREE" clean -q -fdx
 n=0
 git -C "$TREE" tag -l 'series/*' | xargs -r git -C "$TREE" tag -d > /dev/null
+git -C "$TREE" branch -l 'series/*' | xargs -r git -C "$TREE" branch -q -D
 prev=
 for patch in $(queue_patches); do
 	name=${patch%%/*}
 	if [ -n "$prev" ] && [ "$name" != "$prev" ]; then
-		git -C "$TREE" tag "series/$prev"
+		git -C "$TREE" branch -f "series/$prev"
 	fi
 	prev=$name
 	if ! git -C "$TREE" am -q --keep-cr "$QUEUE/$patch"; then
@@ -96,7 +99,7 @@ for patch in $(queue_patches); do
 	[ -z "$note" ] || git -C "$TREE" notes add -f -m "$note" HEAD
 	n=$((n + 1))
 done
-[ -z "$prev" ] || git -C "$TREE" tag "series/$prev"
+[ -z "$prev" ] || git -C "$TREE" branch -f "series/$prev"
 echo "tree: applied $n patches"
 unhide_top_level
 echo "$(queue_hash) $(git -C "$TREE" rev-parse HEAD)" > "$stamp"
