@@ -89,6 +89,10 @@ build() {
 	banner "building the $name kernel in $obj"
 	mkdir -p "$obj"
 	{ cat "$TOP/selftests/guest.config" "${BENCH_CONFIGS[@]}"
+	  # The series' own options, which the pristine tree does not know;
+	  # SCHED_WATCH (an RFC's) defaults to n.
+	  [ "$name" = pristine ] ||
+		printf 'CONFIG_SCHED_WAIT_BLOCK=y\nCONFIG_SCHED_CONCURRENCY=y\nCONFIG_SCHED_WATCH=y\n'
 	  echo "CONFIG_LOCALVERSION=\"-bench-$name\""; } > "$obj/.config.new"
 	# Keep the old .config (and so the objects) if nothing changed.
 	if ! cmp -s "$obj/.config.new" "$obj/.config.src"; then
@@ -153,7 +157,10 @@ ICOUNT_ARGS="-icount shift=0,sleep=off"
 # run the right kernel, sent no results, or the console shows a report.
 guest() {
 	local kernel=$1 boot=$2 dir=$3 mode=${4:-wall} rc
-	local accel=${ACCEL:-} smp=2 extra=
+	local accel=${ACCEL:-} smp=2 extra= armer=
+	# The debug kernel of SMOKE has no cpu controller (CGROUP_SCHED):
+	# the armer's child throttles itself with SCHED_IDLE instead.
+	[ "$SMOKE" = 1 ] && armer="ARMER_OPTS=-f "
 	if [ "$mode" = icount ]; then
 		accel=$ICOUNT_ACCEL smp=1 extra=$ICOUNT_ARGS
 	fi
@@ -162,7 +169,7 @@ guest() {
 	# The results go out through ttyS1, base64 (the tty adds CRs).
 	cat > "$GUEST/extra/etc/guest-cmd" <<-EOF
 		echo "BENCH-KERNEL: \$(uname -r)"
-		BOOT=$boot BENCH_MODE=$mode BENCH_PROG_LIMIT=${BENCH_PROG_LIMIT:-600} sh ./guest-bench.sh $kernel $QUICK /tmp/out
+		${armer}BOOT=$boot BENCH_MODE=$mode BENCH_PROG_LIMIT=${BENCH_PROG_LIMIT:-600} sh ./guest-bench.sh $kernel $QUICK /tmp/out
 		rc=\$?
 		tar -C /tmp -cz out | base64 > /dev/ttyS1
 		exit \$rc

@@ -3,7 +3,9 @@
 #
 # ci/scan-log.sh LOG: fail when a kernel console log holds a report of the
 # kernel's own detectors (as the sched_ext CI does): BUG, WARNING, Oops,
-# lockdep, KASAN/UBSAN, hung tasks, RCU stalls, kmemleak, panics.
+# lockdep, KASAN/UBSAN, hung tasks, RCU stalls, kmemleak, panics; and the
+# kernel's warnings about deprecated interfaces, which a new series must
+# not use (7.2's system_wq, for one).
 set -euo pipefail
 
 log=$1
@@ -26,6 +28,7 @@ patterns=(
 	'rcu: INFO:'
 	'unreferenced object'
 	'kmemleak: .* new suspected memory leaks'
+	'enqueued on deprecated workqueue'
 )
 args=()
 for p in "${patterns[@]}"; do

@@ -69,6 +69,24 @@ for marker, value in (("*** SUBJECT HERE ***", subject.strip()),
 open(path, "w").write(text)
 PY
 	(cd "$tmp" && ls -1 -- "$name"/*.patch | grep -v '/0000-cover-letter') >> "$tmp/series"
+	# b4 finds a series' prerequisites by the stable patch IDs of the
+	# patches as posted; git format-patch --base computes some of them
+	# otherwise (patch 2 of wait-block, with git 2.39), so write the
+	# lines from the exported files of the series before this one.
+	prereq=$tmp/$name.prereq
+	: > "$prereq"
+	for p in $(cd "$tmp" && grep -v -e '^#' -e '^$' series); do
+		case $p in "$name"/*) continue ;; esac
+		echo "prerequisite-patch-id: $(git patch-id --stable < "$tmp/$p" | cut -d' ' -f1)" >> "$prereq"
+	done
+	python3 - "$tmp/$name/0000-cover-letter.patch" "$prereq" <<'PY'
+import sys
+path, prereq = sys.argv[1:]
+lines = [l for l in open(path).read().split("\n") if not l.startswith("prerequisite-patch-id: ")]
+i = next(i for i, l in enumerate(lines) if l.startswith("base-commit: "))
+lines[i + 1:i + 1] = open(prereq).read().split("\n")[:-1]
+open(path, "w").write("\n".join(lines))
+PY
 	from=$to
 done
 

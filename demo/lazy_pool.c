@@ -49,8 +49,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Built against the patched kernel's headers (make run does) */
 #ifndef __NR_sched_watch_open
-#define __NR_sched_watch_open 465
+#error "__NR_sched_watch_open undefined: build with -isystem build/obj/usr/include"
 #endif
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL	/* <linux/pidfd.h> clashes with <fcntl.h> */

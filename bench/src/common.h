@@ -85,9 +85,9 @@ struct sched_concurrency_member {
 #define SCHED_CONC_IOC_LEAVE	_IO(SCHED_CONC_IOC_MAGIC, 2)
 #endif
 
-/* 464 on x86_64 (and in asm-generic), the one architecture benchmarked. */
+/* From the patched headers, as __NR_sched_wait_block above */
 #ifndef __NR_sched_concurrency_create
-#define __NR_sched_concurrency_create 464
+#error "__NR_sched_concurrency_create undefined: build with HDR= the patched kernel's headers"
 #endif
 
 /*
@@ -135,9 +135,8 @@ struct sched_watch_target {
 	_IOW(0xB9, 0x10, struct sched_watch_target)
 #endif
 
-/* 465 on x86_64 (and in asm-generic) */
 #ifndef __NR_sched_watch_open
-#define __NR_sched_watch_open 465
+#error "__NR_sched_watch_open undefined: build with HDR= the patched kernel's headers"
 #endif
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD	O_EXCL	/* <linux/pidfd.h> clashes with <fcntl.h> */
