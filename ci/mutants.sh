@@ -50,9 +50,9 @@ conc-no-eviction|kernel/sched/concurrency.c|	if (n->conc_role == CONC_FG \&\& v)
 conc-no-fallback|kernel/sched/sched.h|	if (sched_conc_holds_slot(n)) {\n		WRITE_ONCE(n->conc_release_pending, true);|	if (0) {\n		WRITE_ONCE(n->conc_release_pending, true);|kunit|blocks that skip sched_submit_work() (rt_mutex, PI futex, RT locks) keep their slot
 conc-park-keeps-nothing|kernel/sched/sched.h|	       READ_ONCE(n->conc_state) != SCHED_CONC_NOSLOT \&\&\n	       !n->conc_in_park;|	       READ_ONCE(n->conc_state) != SCHED_CONC_NOSLOT;|kunit|count the park sleep as a block: a parked member loses its place in the queue each time it is woken
 conc-release-under-rq-lock|kernel/sched/sched.h|		WRITE_ONCE(n->conc_release_pending, true);\n		set_tsk_thread_flag(p, TIF_NOTIFY_RESUME);\n		rq->notify_prev = n;|		WRITE_ONCE(n->conc_release_pending, true);\n		set_tsk_thread_flag(p, TIF_NOTIFY_RESUME);\n		__sched_conc_release_pending(n);|kunit|hand the slot over from __schedule(), under the rq lock (lockdep)
-conc-park-killable|kernel/sched/concurrency.c|		set_current_state(TASK_INTERRUPTIBLE);\n		if (READ_ONCE(n->conc_state) != SCHED_CONC_PARKED)|		set_current_state(TASK_KILLABLE);\n		if (READ_ONCE(n->conc_state) != SCHED_CONC_PARKED)|selftests|park in TASK_KILLABLE: a stop does not reach a parked member
-conc-no-exec-leave|fs/exec.c|	sched_concurrency_exec();\n|\n|selftests|a member that executes a new program stays in the group
-conc-no-permission|kernel/sched/concurrency.c|	if (!ptrace_may_access(p, PTRACE_MODE_ATTACH_REALCREDS)) {|	if (0) {|selftests|ADD without the ptrace attach check: anybody restrains anybody
+conc-park-killable|kernel/sched/concurrency.c|		set_current_state(TASK_INTERRUPTIBLE);\n		if (READ_ONCE(n->conc_state) != SCHED_CONC_PARKED)|		set_current_state(TASK_KILLABLE);\n		if (READ_ONCE(n->conc_state) != SCHED_CONC_PARKED)|selftests=sched_concurrency:sched_concurrency_test|park in TASK_KILLABLE: a stop does not reach a parked member
+conc-no-exec-leave|fs/exec.c|	sched_concurrency_exec();\n|\n|selftests=sched_concurrency:sched_concurrency_test|a member that executes a new program stays in the group
+conc-no-permission|kernel/sched/concurrency.c|	if (!ptrace_may_access(p, PTRACE_MODE_ATTACH_REALCREDS)) {|	if (0) {|selftests=sched_concurrency:sched_concurrency_test|ADD without the ptrace attach check: anybody restrains anybody
 conc-no-slice-tick|kernel/sched/core.c|	sched_conc_tick(curr);\n|\n|kunit|the tick never ends a slice: members that never block never take turns
 conc-slice-any-role|kernel/sched/concurrency.c|	       READ_ONCE(g->nr_parked[READ_ONCE(n->conc_role)]) \&\&|	       READ_ONCE(g->nr_parked[0]) + READ_ONCE(g->nr_parked[1]) \&\&|kunit|a foreground holder past its slice yields to a parked background member
 conc-slice-no-fresh|kernel/sched/concurrency.c|	WRITE_ONCE(n->conc_since, 0);\n	WRITE_ONCE(n->conc_state, SCHED_CONC_HOLDS);|	WRITE_ONCE(n->conc_state, SCHED_CONC_HOLDS);|kunit|a new slot keeps the old slice: a member re-admitted after a rotation is over its slice at once
@@ -62,13 +62,13 @@ conc-handoff-no-wake|kernel/sched/concurrency.c|	if (READ_ONCE(next->conc_in_par
 conc-rotate-not-queued|kernel/sched/concurrency.c|	conc_release(g, n, WF_CURRENT_CPU, SCHED_WATCH_SLOT_ROTATED);\n	conc_admit(g, n);|	conc_release(g, n, WF_CURRENT_CPU, SCHED_WATCH_SLOT_ROTATED);|kunit|a rotated member is not queued again: it runs on without a slot
 conc-leave-unlocked|kernel/sched/concurrency.c|	conc_lock_irqsave(g, \&flags);\n	if (n->conc != g) {\n		conc_unlock_irqrestore(g, flags);\n		return false;|	if (n->conc != g) {\n		conc_unlock_irqrestore(g, flags);\n		return false;|kunit|leave without the group's lock (lockdep: the release asserts it, the unlock is unbalanced)
 conc-tick-ignores-grant|kernel/sched/concurrency.c| conc_slice_ext_granted(curr))| false)|kunit|the tick kicks a member inside an rseq time slice extension: it parks with a user lock held
-conc-exit-keeps-slot|kernel/sched/concurrency.c|	smp_mb();\n	conc_leave_current(0);|	smp_mb();|selftests|a member that exits keeps its slot (and its group, in the freed task: the WARN in sched_notify_free())
+conc-exit-keeps-slot|kernel/sched/concurrency.c|	smp_mb();\n	conc_leave_current(0);|	smp_mb();|selftests=sched_concurrency:sched_concurrency_test|a member that exits keeps its slot (and its group, in the freed task: the WARN in sched_notify_free())
 watch-no-block-record|kernel/sched/watch.c|		raw_spin_lock(\&e->w->lock);\n		watch_set_state(e, true, cpu_of(rq));|		raw_spin_lock(\&e->w->lock);|kunit|a block writes no BLOCK record
 watch-no-wake-record|kernel/sched/watch.c|		raw_spin_lock(\&w->lock);\n		watch_set_state(e, false, cpu_of(rq));|		raw_spin_lock(\&w->lock);|kunit|a wakeup writes no WAKE record
 watch-wake-unlocked|kernel/sched/watch.c|		raw_spin_lock(\&w->lock);\n		watch_set_state(e, false, cpu_of(rq));\n		raw_spin_unlock(\&w->lock);|		watch_set_state(e, false, cpu_of(rq));|kunit|write the WAKE without the fd's lock (lockdep)
 watch-all-blocked-never-ends|kernel/sched/watch.c|	watch_push(w, 0, all ? SCHED_WATCH_ALL_BLOCKED :\n			       SCHED_WATCH_ALL_BLOCKED_END, 0, 0);|	if (all)\n		watch_push(w, 0, SCHED_WATCH_ALL_BLOCKED, 0, 0);|kunit|ALL_BLOCKED is never ended
 watch-overflow-count-wrong|kernel/sched/watch.c|			    w->dropped);\n		WRITE_ONCE(w->dropped, 0);|			    w->dropped - 1);\n		WRITE_ONCE(w->dropped, 0);|kunit|an OVERFLOW record counts one event less than were dropped
-watch-no-permission|kernel/sched/watch.c|	if (!ptrace_may_access(p, PTRACE_MODE_READ_REALCREDS)|	if (!true|selftests|ADD without the ptrace read check: anybody watches anybody
+watch-no-permission|kernel/sched/watch.c|	if (!ptrace_may_access(p, PTRACE_MODE_READ_REALCREDS)|	if (!true|selftests=sched_watch:sched_watch_test|ADD without the ptrace read check: anybody watches anybody
 watch-no-exit-record|kernel/sched/watch.c|	while ((e = watch_first(n)))\n		watch_end(e, SCHED_WATCH_EXIT, 0);\n	rcu_read_unlock();\n}|	while ((e = watch_first(n)))\n		watch_end(e, 0, 0);\n	rcu_read_unlock();\n}|kunit|an exit ends the watch without an EXIT record
 watch-lazy-eager|kernel/sched/watch.c|	if (!(w->flags \& SCHED_WATCH_LAZY))\n		return head != tail;|	return head != tail;|kunit|a lazy fd wakes its reader at every record
 watch-poll-self|kernel/sched/watch.c|	if (watch_watches_current(w))\n		mask|	if (0)\n		mask|kunit|a thread the fd watches polls it without EPOLLERR: its own BLOCK wakes it for ever
@@ -101,10 +101,14 @@ PY
 	log=$BUILD/mutants/$name.log
 	# make check, limited to the stage that must catch the mutant, on
 	# the variant named after "@" (kunit@rt: the PREEMPT_RT kernel).
-	variant=kasan
+	# A selftests mutant may name the tests to run after "=" (the
+	# collection's own test is enough to catch it, and a run of the four
+	# takes twelve minutes here); MUTANT_TESTS overrides every row.
+	variant=kasan tests="sched_wait_block:sched_wait_block_test sched_wait_block:sched_wait_block_security sched_concurrency:sched_concurrency_test sched_watch:sched_watch_test"
+	case $catcher in *=*) tests=${catcher#*=} catcher=${catcher%%=*} ;; esac
 	case $catcher in *@*) variant=${catcher#*@} catcher=${catcher%@*} ;; esac
 	VARIANT=$variant STAGES=$catcher \
-		TESTS=${MUTANT_TESTS:-sched_wait_block:sched_wait_block_test sched_wait_block:sched_wait_block_security sched_concurrency:sched_concurrency_test sched_watch:sched_watch_test} \
+		TESTS=${MUTANT_TESTS:-$tests} \
 		KUNIT_TIMEOUT=600 SELFTESTS_TIMEOUT=1200 \
 		"$TOP"/ci/check.sh > "$log" 2>&1
 	rc=$?
