@@ -73,6 +73,7 @@ watch-no-exit-record|kernel/sched/watch.c|	while ((e = watch_first(n)))\n		watch
 watch-lazy-eager|kernel/sched/watch.c|	if (!(w->flags \& SCHED_WATCH_LAZY))\n		return head != tail;|	return head != tail;|kunit|a lazy fd wakes its reader at every record
 watch-poll-self|kernel/sched/watch.c|	if (watch_watches_current(w))\n		mask|	if (0)\n		mask|kunit|a thread the fd watches polls it without EPOLLERR: its own BLOCK wakes it for ever
 watch-added-runnable|kernel/sched/watch.c|	blocked = sched_notify_task_blocked(p);|	blocked = !task_is_runnable(p);|kunit|ADD reads a mutex waiter that proxy execution keeps queued as runnable, as the 6.12 series did
+ttwu-runnable-no-wake|kernel/sched/core.c|	if (blocked)\n		sched_notify_woken(rq, p);\n|	(void)blocked;\n|kunit|the wakeup that undoes a block which left the task queued (a delayed dequeue, or a mutex waiter proxy execution kept), in ttwu_runnable(), records no WAKE
 TABLE
 )
 
