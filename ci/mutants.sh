@@ -3,8 +3,10 @@
 #
 # make mutants [MUTANTS="name ..."]: prove that the tests can fail.  Each
 # mutant breaks the series (or the harness) in one known way, in the
-# working copy of the tree; the stage named for it must then fail, and
-# the mutant is undone.  Exits non-zero if some mutant survived.  The
+# working copy of the tree; the stage named for it must then fail, by a
+# test or a detector that the summary names, and the mutant is undone.
+# Exits non-zero if some mutant survived, or its stage failed before it
+# tested anything (ERROR in the summary: not counted as caught).  The
 # mutants cover the three series: sched_wait_block() and the block
 # notification it shares (wait-block), concurrency.c (concurrency), and
 # watch.c (watch).  Some are bugs for the kernel's detectors rather than
@@ -80,7 +82,7 @@ TABLE
 mkdir -p "$BUILD/mutants"
 out=$BUILD/mutants/summary
 : > "$out"
-survived=0
+survived=0 errors=0
 # Six fields a row: a "|" in a text (C's ||) would shift the rest.
 bad=$(awk -F'|' 'NF && NF != 6 { print $1 }' <<< "$MUTANTS_TABLE")
 [ -z "$bad" ] || die "mutants table: rows without six fields: $bad"
@@ -119,13 +121,19 @@ PY
 	caught=$( { grep -a -o -E 'possible (recursive|circular) locking[^"]*|BUG: [A-Za-z]+[^"]*|unreferenced object [^"]*|KMEMLEAK: [^"]*|list_[a-z]+ corruption[^"]*|blocked for more than[^"]*|rcu: INFO[^"]*' "$log"
 		  grep -a -E '\[FAILED\]|^# not ok|FAIL |WARNING:|Kernel panic|scan-log: [0-9]' "$log"; } |
 		 awk '!seen[$0]++' | head -5 | tr -s ' ' | cut -c1-150 || true)
-	if [ $rc -ne 0 ]; then
-		echo "killed   $name ($catcher): $(echo "$caught" | paste -sd';' -)" | tee -a "$out"
-	else
+	# A failed stage kills the mutant only if a test or a detector says
+	# so: a stage that failed before it tested anything (the tree could
+	# not be set up, the build broke) proves nothing either way.
+	if [ $rc -eq 0 ]; then
 		echo "SURVIVED $name ($catcher)" | tee -a "$out"
 		survived=$((survived + 1))
+	elif [ -z "$caught" ]; then
+		echo "ERROR    $name ($catcher): the stage failed, but no test or detector did; see $log" | tee -a "$out"
+		errors=$((errors + 1))
+	else
+		echo "killed   $name ($catcher): $(echo "$caught" | paste -sd';' -)" | tee -a "$out"
 	fi
 done <<< "$MUTANTS_TABLE"
 "$TOP"/ci/build.sh > /dev/null	# leave the kernel built from the series
-echo "mutants: $survived survived"
-[ $survived -eq 0 ]
+echo "mutants: $survived survived, $errors not tested"
+[ $survived -eq 0 ] && [ $errors -eq 0 ]
