@@ -12,6 +12,9 @@ echo "0 1 0" > "$BUILD/results/kunit"	# until proven otherwise
 # An earlier run's results must not be read as this one's (make regress
 # once compared two stale copies when kunit.py stopped at configuration).
 rm -f "$BUILD/results/kunit.json"
+# Nor an earlier boot's console: kunit.py leaves test.log alone when it
+# stops before QEMU, and scan-log would read the old one.
+rm -f "$OBJ/test.log"
 
 banner "kunit.py run: configure, build, boot the suites in QEMU"
 accel=$(qemu_accel_args)

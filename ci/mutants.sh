@@ -31,6 +31,7 @@ MUTANTS_TABLE=$(cat <<'TABLE'
 preemption|kernel/sched/core.c|			sched_notify_blocked(rq, prev, prev_state);\n		switch_count = \&prev->nvcsw;\n	}\n|			sched_notify_blocked(rq, prev, prev_state);\n		switch_count = \&prev->nvcsw;\n	} else if (preempt \&\& prev_state) {\n		sched_notify_blocked(rq, prev, prev_state);\n	}\n|kunit|count every switch-out with a sleeping state, preemption included, as the 2009 prototype did (prev->state != 0)
 rtlock-is-a-block|kernel/sched/core.c|		if (block \&\& sched_mode != SM_RTLOCK_WAIT)|		if (block)|kunit@rt|count a PREEMPT_RT sleeping spinlock's wait as a block, as the 6.12 series did (it made ALL_BLOCKED true while every thread was runnable)
 blocked-now-runnable|kernel/sched/syscalls.c|		ret = sched_notify_task_blocked(p) ? 0 : -EAGAIN;|		ret = task_is_runnable(p) ? -EAGAIN : 0;|kunit|read "blocked now" as "not runnable", as the 6.12 series did: a mutex waiter that proxy execution keeps queued reads as running
+blocked-now-on-rq|kernel/sched/syscalls.c|		ret = sched_notify_task_blocked(p) ? 0 : -EAGAIN;|		ret = READ_ONCE(p->on_rq) ? -EAGAIN : 0;|kunit|read "blocked now" as "off the run queue": a task that a delayed dequeue (or proxy execution) keeps queued reads as running
 no-exit-wakeup|kernel/sched/sched.h|	WRITE_ONCE(n->seq, n->seq + (prev_state == TASK_DEAD ?\n				     SCHED_NOTIFY_DEAD : SCHED_NOTIFY_BLOCK));|	if (prev_state == TASK_DEAD)\n		return;\n	WRITE_ONCE(n->seq, n->seq + SCHED_NOTIFY_BLOCK);|kunit|do not tell the waiters of a task that it died
 level-triggered|kernel/sched/syscalls.c|	if ((seq \& ~SCHED_NOTIFY_DEAD) != wb->w.seq)\n		return 0;|	if (!task_is_runnable(wb->p))\n		return 0;|kunit|wait for the blocked state instead of the block event, as the 2009 prototype did
 exit-before-block|kernel/sched/syscalls.c|	if ((seq \& ~SCHED_NOTIFY_DEAD) != wb->w.seq)\n		return 0;\n	if (seq \& SCHED_NOTIFY_DEAD)\n		return -ESRCH;|	if (seq \& SCHED_NOTIFY_DEAD)\n		return -ESRCH;\n	if ((seq \& ~SCHED_NOTIFY_DEAD) != wb->w.seq)\n		return 0;|kunit|report the exit before a block counted earlier, as v1 did (review finding 10)
@@ -118,8 +119,13 @@ PY
 	set -e
 	git -C "$TREE" checkout -q -- "$file"
 	# What caught it: the kernel's detectors first, then the tests.
+	# (kunit.sh starts each run without a console log: scan-log's count
+	# is this boot's.  [CRASHED]: a case that hung until kunit.py's
+	# timeout.  "not ok" at the left margin: a selftest collection's
+	# own verdict, a TIMEOUT included.  No modpost WARNING.)
 	caught=$( { grep -a -o -E 'possible (recursive|circular) locking[^"]*|BUG: [A-Za-z]+[^"]*|unreferenced object [^"]*|KMEMLEAK: [^"]*|list_[a-z]+ corruption[^"]*|blocked for more than[^"]*|rcu: INFO[^"]*' "$log"
-		  grep -a -E '\[FAILED\]|^# not ok|FAIL |WARNING:|Kernel panic|scan-log: [0-9]' "$log"; } |
+		  grep -a -E '\[FAILED\]|\[CRASHED\]|^# not ok|^not ok |FAIL |WARNING:|Kernel panic|scan-log: [0-9]' "$log" |
+		  grep -a -v 'WARNING: modpost'; } |
 		 awk '!seen[$0]++' | head -5 | tr -s ' ' | cut -c1-150 || true)
 	# A failed stage kills the mutant only if a test or a detector says
 	# so: a stage that failed before it tested anything (the tree could
