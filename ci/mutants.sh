@@ -122,10 +122,11 @@ PY
 	# (kunit.sh starts each run without a console log: scan-log's count
 	# is this boot's.  [CRASHED]: a case that hung until kunit.py's
 	# timeout.  "not ok" at the left margin: a selftest collection's
-	# own verdict, a TIMEOUT included.  No modpost WARNING.)
+	# own verdict, a TIMEOUT included.  No modpost WARNING, and a clean
+	# kmemleak scan is no catch.)
 	caught=$( { grep -a -o -E 'possible (recursive|circular) locking[^"]*|BUG: [A-Za-z]+[^"]*|unreferenced object [^"]*|KMEMLEAK: [^"]*|list_[a-z]+ corruption[^"]*|blocked for more than[^"]*|rcu: INFO[^"]*' "$log"
 		  grep -a -E '\[FAILED\]|\[CRASHED\]|^# not ok|^not ok |FAIL |WARNING:|Kernel panic|scan-log: [0-9]' "$log" |
-		  grep -a -v 'WARNING: modpost'; } |
+		  grep -a -v 'WARNING: modpost'; } | grep -a -v 'KMEMLEAK: clean' |
 		 awk '!seen[$0]++' | head -5 | tr -s ' ' | cut -c1-150 || true)
 	# A failed stage kills the mutant only if a test or a detector says
 	# so: a stage that failed before it tested anything (the tree could
