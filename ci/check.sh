@@ -39,6 +39,10 @@ for s in $STAGES; do
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + k))
 done
+# What failed, by name: CI shows only the end of this output.
+if cat "$BUILD"/results/*.failed 2>/dev/null | head -40 | grep .; then
+	echo "(the first 40 lines; each stage's log above has the rest)"
+fi
 echo
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

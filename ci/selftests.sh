@@ -12,6 +12,7 @@ set -euo pipefail
 
 mkdir -p "$BUILD/results" "$GUEST"
 echo "0 1 0" > "$BUILD/results/selftests"	# until proven otherwise
+rm -f "$BUILD/results/selftests.failed"
 "$TOP"/ci/build.sh
 
 banner "building and installing selftests (static, patched headers)"
@@ -105,6 +106,15 @@ if grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$OBJ/.config" &&
 	fail=$((fail + 1))
 fi
 [ "$rc" -eq 0 ] || [ "$fail" -gt 0 ] || fail=1
+# The failed programs and the kernel's reports, for make check's summary.
+if [ "$fail" -gt 0 ]; then
+	{ tr -d '\r' < "$GUEST/selftests.log" |
+		grep -a -E '^not ok [0-9]+ selftests: ' |
+		grep -v -F -f <(sed 's/:/: /' "$GUEST/extra/etc/kselftest-xfail") || true; } |
+		sed 's/^/selftests: /' > "$BUILD/results/selftests.failed"
+	sed 's/^/selftests: console: /' "$GUEST/selftests.log.reports" 2>/dev/null |
+		head -5 >> "$BUILD/results/selftests.failed"
+fi
 echo "$pass $fail $skip" > "$BUILD/results/selftests"
 echo "selftests: $pass passed, $fail failed, $skip skipped (test programs;" \
      "the skips include $xfail known failures, see selftests/known-failures," \
