@@ -9,6 +9,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$BUILD/results"
+failed=$BUILD/results/checkpatch.failed	# for make check's summary
+rm -f "$failed"
 # scripts/spdxcheck.py wants Debian's python3-ply and python3-git, which
 # a python3 earlier in PATH (pyenv, a venv) does not see.
 export PATH=/usr/bin:$PATH
@@ -26,7 +28,7 @@ for patch in $(queue_patches); do
 		echo "ok: $patch"
 		pass=$((pass + 1))
 	else
-		echo "FAIL: $patch"
+		echo "checkpatch: FAIL: $patch" | tee -a "$failed"
 		fail=$((fail + 1))
 	fi
 done
@@ -35,14 +37,15 @@ banner "MAINTAINERS.snippet"
 # checkpatch checks a MAINTAINERS entry only in a diff of MAINTAINERS, so
 # check the series' diff of it, after making sure it adds the snippet.
 if ! git -C "$TREE" show HEAD:MAINTAINERS | grep -qzF -- "$(cat "$TOP/MAINTAINERS.snippet")"; then
-	echo "FAIL: MAINTAINERS.snippet is not the entry the series adds to MAINTAINERS"
+	echo "checkpatch: FAIL: MAINTAINERS.snippet is not the entry the series adds to MAINTAINERS" |
+		tee -a "$failed"
 	fail=$((fail + 1))
 elif (cd "$TREE" && git diff base HEAD -- MAINTAINERS |
 	./scripts/checkpatch.pl --strict --quiet --show-types --no-signoff -); then
 	echo "ok: MAINTAINERS.snippet"
 	pass=$((pass + 1))
 else
-	echo "FAIL: MAINTAINERS.snippet"
+	echo "checkpatch: FAIL: MAINTAINERS.snippet" | tee -a "$failed"
 	fail=$((fail + 1))
 fi
 echo "$pass $fail 0" > "$BUILD/results/checkpatch"
