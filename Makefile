@@ -36,7 +36,7 @@ export SHELLOPTS := xtrace
 endif
 
 .PHONY: help deps tree series kernel kunit selftests checkpatch warnings \
-	check mutants bisect run shell clean distclean bench trinity regress \
+	check mutants bisect irqsoff run shell clean distclean bench trinity regress \
 	check-kcsan check-rt check-lazy check-arm64 libuv-check libuv-bench libuv-run
 
 help:
@@ -55,7 +55,8 @@ help:
 	@echo '  make checkpatch  checkpatch.pl --strict over kernel/ and MAINTAINERS.snippet'
 	@echo '  make warnings    sparse + W=1 on the touched files: nothing added over the base'
 	@echo '  make mutants     break the series on purpose; every mutant must be caught'
-	@echo '  make bisect      build every prefix of the series (x86_64)'
+	@echo '  make bisect      build every prefix of the series (x86_64, small config)'
+	@echo '  make irqsoff     interrupts-off time of the 10^4-waiter wake chain (tracers)'
 	@echo '  make bench       pristine vs patched kernels: cost, latency, use case'
 	@echo '                   [QUICK=1: a smoke test] [BOOTS=N, default 5]'
 	@echo '  make trinity     trinity as nobody + the stress test [TRINITY_SECONDS=300]'
@@ -120,6 +121,9 @@ trinity: tree
 
 regress: tree
 	@$(CI)/regress.sh
+
+irqsoff: tree
+	@$(CI)/irqsoff.sh
 
 check-kcsan:
 	@VARIANT=kcsan STAGES="kunit selftests" $(CI)/check.sh

@@ -36,18 +36,18 @@ SELFTEST_TARGETS=$TOP/selftests/targets
 
 # Which test kernel: kasan (make check), kcsan (make check-kcsan), rt
 # (make check-rt), lazy (make check-lazy: PREEMPT_LAZY instead of
-# PREEMPT), arm64 (make check-arm64), or for make regress, the
-# same debug kernel with every KUnit suite, from the pristine tree
-# (regress-pristine) or from the series (regress-patched).  All but kasan
-# build in folders of their own.
+# PREEMPT), irqsoff (make irqsoff: tracers, no lockdep), arm64 (make
+# check-arm64), or for make regress, the same debug kernel with every
+# KUnit suite, from the pristine tree (regress-pristine) or from the
+# series (regress-patched).  All but kasan build in folders of their own.
 VARIANT=${VARIANT:-kasan}
 case $VARIANT in
 kasan)	ARCH=x86_64 ;;
-kcsan|rt|lazy|regress-pristine|regress-patched)
+kcsan|rt|lazy|irqsoff|regress-pristine|regress-patched)
 	ARCH=x86_64 OBJ=$BUILD/obj-$VARIANT GUEST=$BUILD/guest-$VARIANT
 	KST=$BUILD/kselftest-$VARIANT KSTOBJ=$BUILD/kselftest-obj-$VARIANT ;;
 arm64)	ARCH=arm64 OBJ=$BUILD/obj-arm64 GUEST=$BUILD/guest-arm64 ;;
-*)	echo "VARIANT=$VARIANT: kasan, kcsan, rt, lazy, arm64, regress-*" >&2; exit 1 ;;
+*)	echo "VARIANT=$VARIANT: kasan, kcsan, rt, lazy, irqsoff, arm64, regress-*" >&2; exit 1 ;;
 esac
 # Guests' vCPUs (make check SMP=4): the selftests' guest has them as
 # one socket of two-thread cores, for core scheduling's tests.
@@ -153,6 +153,9 @@ case $VARIANT in
 rt)	KUNIT_ARGS+=(--kconfig_add=CONFIG_PREEMPT=n)
 	[ "$BASE" = 6.12 ] || KUNIT_ARGS+=(--kconfig_add=CONFIG_SCHED_PROXY_EXEC=n) ;;
 lazy)	KUNIT_ARGS+=(--kconfig_add=CONFIG_PREEMPT=n) ;;
+# Lockdep keeps interrupts off while it checks each lock: it would be
+# most of what the irqsoff tracer measures.
+irqsoff) KUNIT_ARGS+=(--kconfig_add=CONFIG_PROVE_LOCKING=n) ;;
 esac
 # kernel/sched/Makefile turns KCSAN off for the whole folder (noise and
 # speed), which hides every access of the series from it.  The groups'

@@ -28,6 +28,13 @@
  *   -r R      repetitions per count (default 5)
  *   -s MS     the target's sleep (default 100)
  *   -q        quick: -n 1,10,100 -r 3
+ *   -I        the irqsoff latency tracer's maximum over each storm: reset
+ *             (tracing_max_latency) as the target is let go, read once
+ *             every waiter has returned, with tracing stopped first
+ *             (tracing_on), so that the trace shows that section; the
+ *             caller starts it again.  Needs the irqsoff tracer set up
+ *             (bench/guest-irqsoff.sh); every interrupts-off section of
+ *             the machine counts, the chain's steps among them.
  *
  * 10^4 threads need /proc/sys/kernel/pid_max and threads-max above that
  * (guest-bench.sh raises them if need be) and 64 KiB stacks (1 GiB of
@@ -35,6 +42,8 @@
  *
  * Output, one set per repetition:
  *	BENCH,storm,n<N>,{ret0,esrch,early,first_ms,last_ms},<x>
+ * and with -I
+ *	BENCH,storm,n<N>,irqsoff_max_us,<x>
  */
 #include "common.h"
 
@@ -55,7 +64,47 @@ struct waiter {
 static atomic_int target_tid, go;
 static atomic_llong t0;
 static long long sleep_ns = 100 * NSEC_PER_MSEC;
-static int target_cpu;
+static int target_cpu, irqsoff;
+
+#define MAX_LATENCY	"/sys/kernel/tracing/tracing_max_latency"
+#define TRACING_ON	"/sys/kernel/tracing/tracing_on"
+
+static void write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		die_errno(path);
+	close(fd);
+}
+
+/*
+ * -I: reset the irqsoff tracer's maximum (@reset), or stop the tracer and
+ * read it, us: stopped, the trace file keeps the section that set it
+ * (the caller turns tracing on again after reading that).
+ */
+static long max_latency(int reset)
+{
+	char buf[32];
+	ssize_t len;
+	int fd;
+
+	if (reset) {
+		write_str(MAX_LATENCY, "0");
+		return 0;
+	}
+	write_str(TRACING_ON, "0");
+	fd = open(MAX_LATENCY, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die_errno(MAX_LATENCY);
+	len = read(fd, buf, sizeof(buf) - 1);
+	if (len <= 0)
+		die_errno(MAX_LATENCY);
+	close(fd);
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return parse_long(buf, MAX_LATENCY, 0);
+}
 
 static void *target_fn(void *arg)
 {
@@ -115,7 +164,7 @@ static void wait_parked(struct waiter *w, long long deadline)
 /* One storm of @n waiters: returns the time to the last return, ns. */
 static long long run(int n)
 {
-	long long dl, first = -1, last = -1, start;
+	long long dl, first = -1, last = -1, start, max_irqsoff = 0;
 	int i, err, ret0 = 0, esrch = 0, early = 0, other = 0, other_err = 0;
 	char variant[32];
 	pthread_attr_t attr;
@@ -151,6 +200,8 @@ static long long run(int n)
 	for (i = 0; i < n; i++)
 		wait_parked(&w[i], dl);
 
+	if (irqsoff)
+		max_latency(1);
 	atomic_store(&go, 1);
 	for (i = 0; i < n; i++) {
 		err = pthread_join(w[i].thr, NULL);
@@ -160,6 +211,8 @@ static long long run(int n)
 	err = pthread_join(thr_t, NULL);
 	if (err)
 		die("pthread_join: %s", strerror(err));
+	if (irqsoff)
+		max_irqsoff = max_latency(0);
 
 	for (i = 0; i < n; i++) {
 		long long d = w[i].t1 - atomic_load(&t0);
@@ -197,12 +250,14 @@ static long long run(int n)
 		bench_print("storm", variant, "first_ms", first / 1e6);
 		bench_print("storm", variant, "last_ms", last / 1e6);
 	}
+	if (irqsoff)
+		bench_print("storm", variant, "irqsoff_max_us", max_irqsoff);
 	return last;
 }
 
 static void usage(void)
 {
-	die("usage: storm [-q] [-n N[,N...]] [-r REPS] [-s MS]");
+	die("usage: storm [-q] [-I] [-n N[,N...]] [-r REPS] [-s MS]");
 }
 
 int main(int argc, char **argv)
@@ -212,8 +267,11 @@ int main(int argc, char **argv)
 	long long last[64];
 	char *tok, *save;
 
-	while ((opt = getopt(argc, argv, "qn:r:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "qIn:r:s:")) != -1) {
 		switch (opt) {
+		case 'I':
+			irqsoff = 1;
+			break;
 		case 'q':
 			nr_counts = 3;
 			reps = 3;
