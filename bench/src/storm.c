@@ -31,8 +31,8 @@
  *   -I        the irqsoff latency tracer's maximum over each storm: reset
  *             (tracing_max_latency) as the target is let go, read once
  *             every waiter has returned, with tracing stopped first
- *             (tracing_on), so that the trace shows that section; the
- *             caller starts it again.  Needs the irqsoff tracer set up
+ *             (tracing_on), so that the trace shows that section until
+ *             the next storm starts it again.  Needs the irqsoff tracer set up
  *             (bench/guest-irqsoff.sh); every interrupts-off section of
  *             the machine counts, the chain's steps among them.
  *
@@ -79,9 +79,9 @@ static void write_str(const char *path, const char *s)
 }
 
 /*
- * -I: reset the irqsoff tracer's maximum (@reset), or stop the tracer and
- * read it, us: stopped, the trace file keeps the section that set it
- * (the caller turns tracing on again after reading that).
+ * -I: reset the irqsoff tracer's maximum and start tracing (@reset), or
+ * stop tracing and read the maximum, us: stopped, the trace file keeps
+ * the section that set it until the next reset.
  */
 static long max_latency(int reset)
 {
@@ -91,6 +91,7 @@ static long max_latency(int reset)
 
 	if (reset) {
 		write_str(MAX_LATENCY, "0");
+		write_str(TRACING_ON, "1");
 		return 0;
 	}
 	write_str(TRACING_ON, "0");
