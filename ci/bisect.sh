@@ -179,6 +179,9 @@ done
 # The whole series in the other configurations.
 case " $CONFIGS " in
 *" on "*)
+	# The tip, also when BISECT_START skipped every prefix.
+	c=$(git -C "$TREE" rev-parse HEAD)
+	git -C "$WT" checkout -q --detach "$c"
 	for name in off on-up only-wait-block only-concurrency only-watch; do
 		case " $CONFIGS " in *" $name "*) continue ;; esac
 		subject="the series, $name"
