@@ -18,6 +18,7 @@ rm -f "$OBJ/test.log"
 
 banner "kunit.py run: configure, build, boot the suites in QEMU"
 accel=$(qemu_accel_args)
+[ "$VARIANT" != arm64 ] || arm64_kunitconfig
 cd "$TREE"
 set +e
 python3 tools/testing/kunit/kunit.py run "${KUNIT_ARGS[@]}" \
